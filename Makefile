@@ -1,0 +1,36 @@
+# Two commands do all setup on a fresh machine: `make site` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: site test lint venv browser clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+# Debian's Chromium drives the browser tests; installed when missing and we are root.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || { echo "make: could not install chromium" >&2; exit 1; }; \
+	  else echo "make: /usr/bin/chromium missing; install Debian's chromium package" >&2; fi; \
+	fi
+
+site: $(STAMP)
+	$(BIN)/qbank build
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests hooks bench
+	$(BIN)/mypy
+
+test: $(STAMP) browser lint
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+clean:
+	rm -rf site .qbank .pytest_cache .mypy_cache .ruff_cache

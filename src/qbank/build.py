@@ -1,0 +1,66 @@
+"""`qbank build`: check, then an mkdocs-material build into a fresh folder swapped in atomically."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .corpus import load_corpus
+from .problems import Report, error
+
+
+@dataclass
+class BuildResult:
+    """What a build produced: the report and the folder written (None when nothing was written)."""
+
+    report: Report
+    site_dir: Path | None
+
+
+def mkdocs_build(root: Path, out: Path) -> None:
+    """Run mkdocs (strict, as configured) from ``root`` into ``out``."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    cwd = Path.cwd()
+    os.chdir(root)  # mkdocs resolves hooks and docs_dir relative to the config file and cwd
+    try:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+        logging.getLogger("mkdocs").setLevel(logging.WARNING)
+        build(config)
+    finally:
+        os.chdir(cwd)
+
+
+def swap_in(new: Path, target: Path) -> None:
+    """Replace ``target`` by ``new`` with renames only, so readers never see a half-written folder."""
+    old = target.with_name(target.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
+    """Check the content; when clean, build the site into a temp folder and swap it into place."""
+    target = site_dir or root / "site"
+    _corpus, report = load_corpus(root)
+    if report.errors:
+        return BuildResult(report, None)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".site-build-", dir=target.parent))
+    try:
+        mkdocs_build(root, tmp)
+    except Exception as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
+        return BuildResult(report, None)
+    swap_in(tmp, target)
+    return BuildResult(report, target)

@@ -1,0 +1,328 @@
+"""The whole content set: load every file, validate it, and cross-check references between files."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .answers import Answer, parse_answer
+from .model import Company, Concept, Question, Topic, check_slug
+from .problems import Problem, Report, error
+from .sources import Located, Pos, load_model, load_yaml, read_text, validation_problems
+
+QUESTIONS = "questions"
+CATALOG = "questions/_catalog"
+ANSWERS = "answers"
+VERIFY = "verify"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Corpus:
+    """Everything that loaded cleanly, keyed by slug, plus where each question's fields live."""
+
+    root: Path
+    topics: dict[str, Topic] = field(default_factory=dict)
+    companies: dict[str, Company] = field(default_factory=dict)
+    concepts: dict[str, Concept] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)
+    verify_scripts: dict[str, Path] = field(default_factory=dict)
+    positions: dict[str, Located] = field(default_factory=dict)
+    invalid: set[str] = field(default_factory=set)
+    """Slugs of catalog items and questions that exist but failed validation (no cascade of unknown refs)."""
+
+    def question_path(self, slug: str) -> str:
+        """Repository-relative path of a question's YAML file."""
+        return f"{QUESTIONS}/{slug}.yaml"
+
+    def answer_path(self, slug: str) -> str:
+        """Repository-relative path of a question's answer."""
+        return f"{ANSWERS}/{slug}.md"
+
+    def verify_path(self, slug: str) -> str:
+        """Repository-relative path of a question's verification script."""
+        return f"{VERIFY}/{slug}.py"
+
+    def topic_questions(self, topic: str) -> list[str]:
+        """Slugs of a topic's questions, easiest first, then by votes."""
+        qs = [s for s, q in self.questions.items() if q.topic == topic]
+        return sorted(qs, key=lambda s: (self.questions[s].difficulty, -self.questions[s].votes, s))
+
+
+def suggest(name: str, known: list[str]) -> str:
+    """A ' (did you mean ...?)' suffix when a close match exists."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _load_list(
+    root: Path, rel: str, key: str, model: type[M], report: Report, invalid: set[str]
+) -> list[tuple[M, Pos, Located, int]]:
+    """Load a catalog file ``{key: [items]}``, validating each item alone so one bad item hides no other."""
+    path = root / rel
+    if not path.exists():
+        report.extend([error(rel, 0, 0, "catalog-missing", f"catalog file {rel} is missing")])
+        return []
+    report.files += 1
+    text, problems = read_text(path, rel)
+    report.extend(problems)
+    if text is None:
+        return []
+    located, problems = load_yaml(text, rel)
+    report.extend(problems)
+    if located is None:
+        return []
+    data = located.data
+    extra = [k for k in data if k != key]
+    for k in extra:
+        pos = located.key_pos((k,))
+        report.extend([error(rel, pos.line, pos.col, "field-unknown", f"unknown field {k!r}; expected only {key!r}")])
+    items = data.get(key)
+    if not isinstance(items, list):
+        pos = located.value_pos((key,)) if key in data else Pos(1, 1)
+        report.extend([error(rel, pos.line, pos.col, "field-type", f"{key!r} must be a list")])
+        return []
+    out: list[tuple[M, Pos, Located, int]] = []
+    for i, item in enumerate(items):
+        try:
+            out.append((model.model_validate(item), located.value_pos((key, i)), located, i))
+        except ValidationError as exc:
+            report.extend(validation_problems(exc, located, rel, loc_prefix=(key, i)))
+            if isinstance(item, dict) and isinstance(item.get("slug"), str):
+                invalid.add(item["slug"])
+    return out
+
+
+def _unique(items: list[tuple[M, Pos, Located, int]], rel: str, key: str, report: Report) -> dict[str, M]:
+    """Index catalog items by slug; a second item with the same slug is a problem at its slug."""
+    out: dict[str, M] = {}
+    for item, _pos, located, idx in items:
+        slug: str = getattr(item, "slug")  # noqa: B009 - every catalog model has a slug
+        if slug in out:
+            p = located.value_pos((key, idx, "slug"))
+            report.extend([error(rel, p.line, p.col, "duplicate-slug", f"{key[:-1]} {slug!r} is defined twice")])
+            continue
+        out[slug] = item
+    return out
+
+
+def _slug_problem(rel: str, stem: str) -> Problem | None:
+    try:
+        check_slug(stem)
+    except ValueError as exc:  # PydanticCustomError is a ValueError
+        return error(rel, 0, 0, "bad-slug", f"file name: {exc}")
+    return None
+
+
+def _ref_problem(
+    corpus: Corpus, slug: str, loc: tuple[Any, ...], name: str, known: dict[str, Any], code: str, what: str
+) -> Problem | None:
+    if name in known or name in corpus.invalid:
+        return None
+    pos = corpus.positions[corpus.question_path(slug)].value_pos(loc)
+    return error(
+        corpus.question_path(slug),
+        pos.line,
+        pos.col,
+        code,
+        f"unknown {what} {name!r}{suggest(name, list(known))}",
+    )
+
+
+def _content_files(root: Path, folder: str, suffix: str) -> tuple[dict[str, Path], list[Problem]]:
+    """Slug -> path for the files of one content folder; wrong extensions and bad names are problems."""
+    base = root / folder
+    found: dict[str, Path] = {}
+    problems: list[Problem] = []
+    if not base.is_dir():
+        return found, problems
+    for path in sorted(base.iterdir()):
+        if path.name.startswith(("_", ".")) or path.is_dir():
+            continue
+        rel = f"{folder}/{path.name}"
+        if path.suffix != suffix:
+            if path.suffix in {".yml", ".markdown", ".ipynb"} or folder == QUESTIONS:
+                problems.append(error(rel, 0, 0, "file-extension", f"files in {folder}/ must end in {suffix}"))
+            continue
+        bad = _slug_problem(rel, path.stem)
+        if bad:
+            problems.append(bad)
+            continue
+        found[path.stem] = path
+    return found, problems
+
+
+def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], verify_files: dict[str, Path]) -> None:
+    """References, duplicates, missing and orphan files, and access rules between files."""
+    problems: list[Problem] = []
+    for company in corpus.companies.values():
+        for i, rnd in enumerate(company.process):
+            if rnd.topic not in corpus.topics:
+                rel = f"{CATALOG}/companies.yaml"
+                located = corpus.positions.get(rel)
+                idx = list(corpus.companies).index(company.slug)
+                pos = located.value_pos(("companies", idx, "process", i, "topic")) if located else Pos(0, 0)
+                problems.append(
+                    error(
+                        rel,
+                        pos.line,
+                        pos.col,
+                        "unknown-topic",
+                        f"unknown topic {rnd.topic!r}{suggest(rnd.topic, list(corpus.topics))}",
+                    )
+                )
+    for slug, q in corpus.questions.items():
+        qrel = corpus.question_path(slug)
+        checks: list[tuple[tuple[str | int, ...], str, dict[str, Any], str, str]] = [
+            (("topic",), q.topic, corpus.topics, "unknown-topic", "topic")
+        ]
+        checks += [
+            (("companies", i), c, corpus.companies, "unknown-company", "company") for i, c in enumerate(q.companies)
+        ]
+        checks += [
+            (("concepts", i), c, corpus.concepts, "unknown-concept", "concept") for i, c in enumerate(q.concepts)
+        ]
+        checks += [
+            (("related", i), r, corpus.questions, "unknown-related", "question") for i, r in enumerate(q.related)
+        ]
+        for loc, name, known, code, what in checks:
+            p = _ref_problem(corpus, slug, loc, name, known, code, what)
+            if p:
+                problems.append(p)
+        located = corpus.positions[qrel]
+        for field_name in ("companies", "concepts", "related"):
+            seen: set[str] = set()
+            for i, name in enumerate(getattr(q, field_name)):
+                if name in seen:
+                    pos = located.value_pos((field_name, i))
+                    problems.append(
+                        error(
+                            qrel,
+                            pos.line,
+                            pos.col,
+                            "duplicate-ref",
+                            f"{name!r} is listed twice in {field_name}",
+                        )
+                    )
+                seen.add(name)
+        for i, r in enumerate(q.related):
+            if r == slug:
+                pos = located.value_pos(("related", i))
+                problems.append(
+                    error(qrel, pos.line, pos.col, "related-self", "a question cannot be related to itself")
+                )
+        if slug not in answer_files:
+            problems.append(error(qrel, 1, 1, "answer-missing", f"no answer: expected {corpus.answer_path(slug)}"))
+        if slug not in verify_files:
+            problems.append(
+                error(
+                    qrel,
+                    1,
+                    1,
+                    "verify-missing",
+                    f"no verification script: expected {corpus.verify_path(slug)}",
+                )
+            )
+        answer = corpus.answers.get(slug)
+        if answer is not None:
+            if q.access == "premium" and not answer.premium:
+                pos = located.value_pos(("access",))
+                problems.append(
+                    error(
+                        qrel,
+                        pos.line,
+                        pos.col,
+                        "premium-missing",
+                        f"a premium question needs at least one '/// premium' block in {answer.path}",
+                    )
+                )
+            if q.access == "free" and answer.premium:
+                problems.append(
+                    error(
+                        answer.path,
+                        answer.premium[0].line,
+                        1,
+                        "premium-in-free",
+                        f"{qrel} is free, so its answer cannot have premium blocks",
+                    )
+                )
+    for slug in answer_files:
+        if slug not in corpus.questions and not (corpus.root / corpus.question_path(slug)).exists():
+            problems.append(
+                error(
+                    corpus.answer_path(slug),
+                    1,
+                    1,
+                    "answer-orphan",
+                    f"no question {corpus.question_path(slug)} for this answer",
+                )
+            )
+    for slug in verify_files:
+        if slug not in corpus.questions and not (corpus.root / corpus.question_path(slug)).exists():
+            problems.append(
+                error(
+                    corpus.verify_path(slug),
+                    1,
+                    1,
+                    "verify-orphan",
+                    f"no question {corpus.question_path(slug)} for this script",
+                )
+            )
+    report.extend(problems)
+
+
+def load_corpus(root: Path) -> tuple[Corpus, Report]:
+    """Load and check the whole repository; the report holds every problem found."""
+    corpus = Corpus(root=root)
+    report = Report()
+    for name, key, model in (
+        ("topics", "topics", Topic),
+        ("companies", "companies", Company),
+        ("concepts", "concepts", Concept),
+    ):
+        rel = f"{CATALOG}/{name}.yaml"
+        items: list[Any] = _load_list(root, rel, key, model, report, corpus.invalid)
+        if items:
+            corpus.positions[rel] = items[0][2]
+        target: dict[str, Any] = getattr(corpus, name)
+        target.update(_unique(items, rel, key, report))
+
+    question_files, problems = _content_files(root, QUESTIONS, ".yaml")
+    report.extend(problems)
+    answer_files, problems = _content_files(root, ANSWERS, ".md")
+    report.extend(problems)
+    verify_files, problems = _content_files(root, VERIFY, ".py")
+    report.extend(problems)
+    corpus.verify_scripts = verify_files
+
+    for slug, path in question_files.items():
+        rel = corpus.question_path(slug)
+        report.files += 1
+        question, located, problems = load_model(path, rel, Question)
+        report.extend(problems)
+        if located is not None:
+            corpus.positions[rel] = located
+        if question is not None:
+            corpus.questions[slug] = question
+        else:
+            corpus.invalid.add(slug)
+    for slug, path in answer_files.items():
+        rel = corpus.answer_path(slug)
+        report.files += 1
+        text, problems = read_text(path, rel)
+        report.extend(problems)
+        if text is None:
+            continue
+        answer, problems = parse_answer(text, slug, rel)
+        report.extend(problems)
+        if answer is not None:
+            corpus.answers[slug] = answer
+    report.files += len(verify_files)
+    cross_check(corpus, report, answer_files, verify_files)
+    return corpus, report

@@ -1,0 +1,148 @@
+"""The content model: catalog (topics, companies, concepts) and questions, strict pydantic models."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG_MAX = 80
+TEASER_MIN = 70
+TEASER_MAX = 320
+
+
+def check_slug(value: str) -> str:
+    """Lowercase letters, digits and single hyphens; nothing that can name another folder."""
+    if len(value) > SLUG_MAX or not SLUG_RE.match(value):
+        raise PydanticCustomError(
+            "bad-slug",
+            "'{value}' is not a valid slug: use lowercase letters, digits and single hyphens "
+            "(at most {max} characters)",
+            {"value": value, "max": SLUG_MAX},
+        )
+    return value
+
+
+def check_teaser(value: str) -> str:
+    """One paragraph, long enough to hook a reader and short enough for a search snippet."""
+    text = value.strip()
+    if "\n\n" in text:
+        raise PydanticCustomError("teaser-paragraph", "the teaser must be a single paragraph", {})
+    if not TEASER_MIN <= len(text) <= TEASER_MAX:
+        raise PydanticCustomError(
+            "teaser-length",
+            "the teaser is {n} characters; keep it between {lo} and {hi} so search snippets show it whole",
+            {"n": len(text), "lo": TEASER_MIN, "hi": TEASER_MAX},
+        )
+    return text
+
+
+def check_text(value: str) -> str:
+    """Non-blank text, stripped."""
+    if not value.strip():
+        raise PydanticCustomError("empty-text", "this text must not be empty", {})
+    return value.strip()
+
+
+Slug = Annotated[str, AfterValidator(check_slug)]
+Text = Annotated[str, AfterValidator(check_text)]
+
+
+class Strict(BaseModel):
+    """Base: strict types, unknown keys are errors, immutable after load."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class Topic(Strict):
+    """A track of the interview loop, e.g. Speculative & Constrained Decoding."""
+
+    slug: Slug = Field(description="URL name of the topic")
+    title: Text = Field(description="Display title")
+    scope: Text = Field(description="One paragraph: what the track covers")
+    order: int = Field(ge=0, description="Position among topics, ascending")
+
+
+class Round(Strict):
+    """One round of a company's interview process."""
+
+    topic: Slug = Field(description="Topic slug the round tests")
+    note: str = Field(default="", description="What this round is known to stress at this company")
+
+
+class Company(Strict):
+    """A company whose interview loop the site documents, with where that information comes from."""
+
+    slug: Slug = Field(description="URL name of the company")
+    name: Text = Field(description='Display name, e.g. "xAI (SpaceXSI)"')
+    roles: list[Text] = Field(min_length=1, description="Roles the questions prepare for")
+    looks_for: Text = Field(description="What the company looks for in this loop")
+    process: list[Round] = Field(min_length=1, description="Interview rounds in order")
+    source: Text = Field(description="Where the process information comes from")
+    checked: dt.date = Field(description="When the source was last checked")
+
+
+class Concept(Strict):
+    """A concept that questions teach and that gets a page of its own."""
+
+    slug: Slug = Field(description="URL name of the concept")
+    title: Text = Field(description="Display title")
+    summary: Text = Field(description="One or two sentences")
+
+
+class VerifySettings(Strict):
+    """Per-question settings for its verification script."""
+
+    timeout: int = Field(default=120, ge=1, le=3600, description="Whole-script timeout in seconds")
+
+
+Access = Literal["free", "premium"]
+Kind = Literal["derivation", "design", "code-drill", "concept"]
+
+
+class Question(Strict):
+    """One interview question; its slug is its file name, its answer and verification follow by convention."""
+
+    title: Text = Field(max_length=300, description="The question as an interviewer asks it")
+    teaser: Annotated[str, AfterValidator(check_teaser)] = Field(
+        description="One-paragraph hook shown on lists and as meta description"
+    )
+    topic: Slug = Field(description="Topic slug")
+    companies: list[Slug] = Field(default_factory=list, description="Companies the question is tagged to")
+    difficulty: int = Field(ge=1, le=5, description="1 (warm-up) to 5 (hardest)")
+    votes: int = Field(ge=0, description="Reader votes")
+    access: Access = Field(description="free or premium")
+    kind: Kind = Field(description="derivation, design, code-drill or concept")
+    concepts: list[Slug] = Field(default_factory=list, description="Concept slugs")
+    related: list[Slug] = Field(default_factory=list, description="Related question slugs")
+    verify: VerifySettings = Field(default_factory=VerifySettings, description="Verification settings")
+
+
+class TopicList(Strict):
+    """``questions/_catalog/topics.yaml``."""
+
+    topics: list[Topic] = Field(min_length=1)
+
+
+class CompanyList(Strict):
+    """``questions/_catalog/companies.yaml``."""
+
+    companies: list[Company] = Field(default_factory=list)
+
+
+class ConceptList(Strict):
+    """``questions/_catalog/concepts.yaml``."""
+
+    concepts: list[Concept] = Field(default_factory=list)
+
+
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "question": Question,
+    "topics": TopicList,
+    "companies": CompanyList,
+    "concepts": ConceptList,
+}

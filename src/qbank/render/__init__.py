@@ -1,0 +1,1 @@
+"""Pure render functions: content in, page Markdown and metadata out."""
