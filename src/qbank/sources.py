@@ -132,7 +132,7 @@ class _Walker:
                             kpos.line,
                             kpos.col,
                             "yaml-duplicate-key",
-                            f"duplicate key {key!r} (first defined at line {prev.line}); YAML would silently keep the last one",
+                            f"duplicate key {key!r} (first defined at line {prev.line}); YAML would keep only the last",
                         )
                     )
                     continue

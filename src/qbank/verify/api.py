@@ -122,6 +122,109 @@ def check(condition: Any, message: str) -> bool:
     return ok
 
 
+def fact(key: str, name: str | None = None, *, unit: str | None = None) -> float:
+    """Declare a sourced input from ``verify/_lib/facts.yaml`` (``group.key``) as a ``given``.
+
+    ``name`` defaults to the fact's key; ``unit`` overrides the unit mapped from the facts file.
+    """
+    from .facts import facts_path, lookup_fact
+
+    value, fact_unit, source = lookup_fact(key)
+    inputs = RECORD.extra.setdefault("inputs", [])
+    path = str(facts_path())
+    if {"path": path} not in inputs:
+        inputs.append({"path": path})
+    return given(name or key.split(".")[-1], value, source=f"facts:{key} — {source}", unit=unit or fact_unit)
+
+
+def device() -> str:
+    """The device kernel checks run on: ``$QBANK_DEVICE`` (cpu or cuda), else cuda when available."""
+    want = os.environ.get("QBANK_DEVICE", "auto")
+    if want in {"cpu", "cuda"}:
+        return want
+    try:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:
+        return "cpu"
+
+
+def kernel_check(
+    name: str,
+    kernel: Any,
+    reference: Any,
+    *args: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    requires_cuda: bool = False,
+) -> bool:
+    """Run ``kernel(*args)`` on the selected device and compare with ``reference(*args)`` on the CPU.
+
+    Tensors in ``args`` are moved to the device for the kernel; tolerances default by dtype
+    (float32 1e-5/1e-6, float16 1e-3, bfloat16 1.6e-2, integers and bools exact).
+    """
+    import time
+
+    import torch
+
+    dev = device()
+    line = _caller_line()
+    if requires_cuda and dev != "cuda":
+        RECORD.extra.setdefault("kernels", []).append(
+            {"name": name, "device": dev, "ok": None, "needs_gpu": True, "line": line}
+        )
+        return False
+
+    def move(x: Any, d: str) -> Any:
+        return x.to(d) if isinstance(x, torch.Tensor) else x
+
+    expected = reference(*[move(a, "cpu") for a in args])
+    start = time.perf_counter()
+    got = kernel(*[move(a, dev) for a in args])
+    if dev == "cuda":
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    defaults = {
+        torch.float32: (1e-5, 1e-6),
+        torch.float64: (1e-7, 1e-9),
+        torch.float16: (1e-3, 1e-5),
+        torch.bfloat16: (1.6e-2, 1e-5),
+    }
+    exp_t = torch.as_tensor(expected)
+    got_t = torch.as_tensor(got).to("cpu")
+    r, a = defaults.get(exp_t.dtype, (0.0, 0.0))
+    rt, at = (rtol if rtol is not None else r), (atol if atol is not None else a)
+    ok = exp_t.shape == got_t.shape and bool(torch.allclose(got_t.to(exp_t.dtype), exp_t, rtol=rt, atol=at))
+    max_err = (
+        float((got_t.double() - exp_t.double()).abs().max()) if exp_t.shape == got_t.shape and exp_t.numel() else 0.0
+    )
+    RECORD.extra.setdefault("kernels", []).append(
+        {
+            "name": name,
+            "device": dev,
+            "ok": ok,
+            "needs_gpu": False,
+            "line": line,
+            "rtol": rt,
+            "atol": at,
+            "max_abs_err": max_err,
+            "seconds": seconds,
+            "dtype": str(exp_t.dtype),
+        }
+    )
+    RECORD.checks.append(Check(f"kernel {name} matches its CPU reference (rtol={rt}, atol={at})", ok, line))
+    return ok
+
+
+def timing(name: str, seconds: float) -> float:
+    """Record a timing with the device it ran on; timings are reported, never asserted."""
+    RECORD.extra.setdefault("timings", []).append(
+        {"name": name, "seconds": float(seconds), "device": device(), "line": _caller_line()}
+    )
+    return float(seconds)
+
+
 def _write() -> None:
     out = os.environ.get(OUT_ENV)
     if out:
