@@ -47,13 +47,14 @@ check(kv_native == 40 * 2**30, "40 GiB at the native 131,072-token context")
 # %%
 attn_params = 2 * d_model * q_heads * head_dim + 2 * d_model * kv_heads * head_dim
 mlp_params = 3 * d_model * ffn
-matmul_params = claim("matmul_params", layers * (attn_params + mlp_params) + vocab * d_model, unit="params")
+matmul_params = layers * (attn_params + mlp_params) + vocab * d_model
 total_params = claim("total_params", matmul_params + vocab * d_model + layers * 2 * d_model + d_model, unit="params")
 check(70e9 < total_params < 71e9, "the config adds up to about 70.6B parameters")
 
 
 flops_per_weight = given("flops_per_weight_per_token", 2, unit="FLOP", source="one multiply-add per weight per token")
 pair_factor = given("attn_flops_per_pair_per_dim", 4, unit="FLOP", source="2 FLOPs for QK^T + 2 for PV per head dim")
+causal = claim("causal_fraction", (n_bin + 1) / (2 * n_bin), unit="fraction")  # pairs a causal kernel keeps
 masked = claim("masked_fraction", 1 - (n_bin + 1) / (2 * n_bin), unit="fraction")  # pairs a causal kernel skips
 
 
@@ -82,7 +83,7 @@ crossover = claim("crossover_tokens", matmul_params / (layers * q_heads * head_d
 # With 8 KV heads and TP=8, each GPU holds exactly one KV head of every layer: the cache splits evenly.
 
 # %%
-w_bytes = claim("weights_bf16", total_params * bytes_bf16, unit="B")
+w_bytes = total_params * bytes_bf16
 w_gpu = claim("weights_per_gpu", w_bytes / gpus, unit="B")
 kv_gpu = claim("kv_per_gpu", kv_bin / gpus, unit="B")
 used_gpu = claim("used_per_gpu", w_gpu + kv_gpu, unit="B")

@@ -36,7 +36,7 @@ bytes_bf16 = given("bytes_bf16", 2, unit="B", source="bf16 stores 2 bytes per va
 params = (layers * (2 * d_model * q_heads * head_dim + 2 * d_model * kv_heads * head_dim + 3 * d_model * ffn + 2 * d_model)
           + 2 * vocab * d_model + d_model)
 total_params = claim("total_params", params, unit="params")
-w_total = claim("weights_bf16", params * bytes_bf16, unit="B")
+w_total = params * bytes_bf16
 w_gpu = claim("weights_per_gpu", w_total / tp, unit="B")
 
 # %% [markdown]

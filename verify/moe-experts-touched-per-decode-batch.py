@@ -30,6 +30,7 @@ active_readme = fact("deepseek_v3.active_params_per_token", "active_params_readm
 h100_fp8 = fact("h100_sxm.fp8_dense", "h100_fp8")
 h100_bw = fact("h100_sxm.hbm_bandwidth", "h100_bw")
 fp8_bytes = given("fp8_bytes", 1, unit="B", source="FP8 stores 1 byte per parameter (E4M3)")
+flop_per_byte = given("flops_per_weight_byte", 2, unit="FLOP", source="one multiply-add per FP8 weight byte per token")
 
 # %% [markdown]
 # ## Parameter inventory from the config
@@ -41,7 +42,7 @@ mla = (d * q_rank + q_rank * heads * (nope + rope) + d * (kv_rank + rope) + kv_r
        + heads * v_dim * d)
 non_routed = claim("non_routed_params", L * mla + dense_layers * 3 * d * ffn_dense + moe_layers * (shared * expert + E * d)
                    + 2 * vocab * d, unit="params")
-routed_total = claim("routed_params", moe_layers * E * expert, unit="params")
+routed_total = moe_layers * E * expert
 active = claim("active_params", non_routed + moe_layers * k * expert, unit="params")
 total = claim("total_params", non_routed + routed_total, unit="params")
 check(abs(total - total_readme) / total_readme < 0.01, "config inventory within 1% of the README's 671B")
