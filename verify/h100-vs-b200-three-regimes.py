@@ -80,6 +80,8 @@ claim("h100_tps", h1["tps"], unit="tokens/s")
 claim("b200_tps", b1["tps"], unit="tokens/s")
 claim("h100_tp2_tps_per_gpu", h2["tps"], unit="tokens/s")
 cap_gain = claim("capacity_regime_gain", b1["tps"] / h1["tps"], unit="x")
+claim("b200_weight_share", weights / (b_cap * 1e9), unit="fraction")
+claim("h100_tp2_weight_share", weights / (tp2 * h_cap * 1e9), unit="fraction")
 tp2_gain = claim("gain_vs_h100_tp2_per_gpu", b1["tps"] / h2["tps"], unit="x")
 check(cap_gain > 4 * r_bw, "capacity regime gain far exceeds the bandwidth ratio")
 # with 8 TB/s the bandwidth ratio would be:

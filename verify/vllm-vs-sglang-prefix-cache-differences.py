@@ -5,6 +5,8 @@
 # last prompt token to get logits. vLLM V1 caps the hit at prompt_len - 1 tokens and then rounds down to
 # full blocks (kv_cache_manager.get_computed_blocks), so a fully cached, block-aligned prompt recomputes
 # its whole last block. Inputs from the fact base; the prompt length is the question's example.
+# Cache keys across processes: the chain's root NONE_HASH is os.urandom(32) per process unless PYTHONHASHSEED
+# is set (vllm/v1/core/kv_cache_utils.py init_none_hash), whatever the hash function; the answer says so.
 
 # %%
 from qbank.verify import check, claim, fact, given
