@@ -15,12 +15,14 @@ import torch
 
 from qbank.verify import check, claim, fact, given
 
-total = given("total_params", 1.0e12, unit="params", source="MoonshotAI/Kimi-K2 README.md @11062d119a82873f7f786cd2733c57d42ee65b79, Model Summary: 1T total")
+total = given("total_params", 1.0e12, unit="params", source="MoonshotAI/Kimi-K2 README.md "
+    "@11062d119a82873f7f786cd2733c57d42ee65b79, Model Summary: 1T total")
 active = given("active_params", 32e9, unit="params", source="same README: 32B activated parameters")
 kv_tok = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "kv_bytes_per_token")
 h_cap = fact("h100_sxm.hbm_capacity", "h100_hbm")
 b_cap = fact("b200_hgx.hbm_capacity", "b200_hbm")
-b_cap_192 = given("b200_hbm_192", 192, unit="GB", source="widely quoted B200 capacity (facts: b200_hgx.hbm_capacity note)")
+b_cap_192 = given("b200_hbm_192", 192, unit="GB", source="widely quoted B200 capacity (facts: "
+    "b200_hgx.hbm_capacity note)")
 h200_cap = fact("h200_sxm.hbm_capacity", "h200_hbm")
 gpn = fact("h100_sxm.nvlink_domain", "gpus_per_node")
 b_bw = fact("b200_hgx.hbm_bandwidth", "b200_bw")
@@ -47,7 +49,8 @@ h2_head = claim("h100_two_node_headroom", h_nodes_weights * h_node - weights, un
 claim("b200_node_hbm_192", gpn * b_cap_192 * 1e9, unit="B")
 h200_node = claim("h200_node_hbm", gpn * h200_cap * 1e9, unit="B")
 check(b_node > weights > h_node, "fits one B200 node, not one H100 node")
-check(h_nodes_weights == 2 and h_nodes_match == 3, "two H100 nodes hold it, three match the B200 headroom; four is not required")
+check(h_nodes_weights == 2 and h_nodes_match == 3, "two H100 nodes hold it, three match the B200 headroom; four "
+    "is not required")
 check(h200_node > weights, "an H200 node (1,128 GB) would also hold it")
 
 # %% [markdown]
@@ -82,8 +85,10 @@ h_nodes_total = claim("h100_prefill_nodes", h_inst * h_nodes_weights, unit="node
 # Blackwell runs natively). Both are "FP8 weights"; they are different functions.
 
 # %%
-blk = int(given("hopper_block", 128, unit="elements", source="DeepSeek-V3 FP8 checkpoint layout: 128x128 weight blocks (arXiv:2412.19437 §3.3.2)"))
-mx = int(given("mx_block", 32, unit="elements", source="OCP Microscaling (MX) spec v1.0: 32-element blocks, E8M0 scales"))
+blk = int(given("hopper_block", 128, unit="elements", source="DeepSeek-V3 FP8 checkpoint layout: 128x128 weight "
+    "blocks (arXiv:2412.19437 §3.3.2)"))
+mx = int(given("mx_block", 32, unit="elements", source="OCP Microscaling (MX) spec v1.0: 32-element blocks, "
+    "E8M0 scales"))
 torch.manual_seed(0)
 W = torch.randn(512, 512) * 0.02
 W[:, 7] *= 20  # an outlier input channel, as real layers have
@@ -119,6 +124,8 @@ err_b = claim("err_mx32", rel(yb, ref), unit="fraction")
 err_ab = claim("err_between_layouts", rel(ya, yb), unit="fraction")
 check(err_ab > 0.3 * min(err_a, err_b), "the two FP8 layouts disagree by as much as either differs from bf16")
 print(f"B200 node {b_node/1e9:.0f} GB headroom {b_head/1e9:.0f}; H100 2-node headroom {h2_head/1e9:.0f}")
-print(f"kv/req {kv_req/1e6:.0f} MB batch {batch} step {step*1e3:.2f} ms user {per_user:.1f} node {node_tps:.0f} tok/s {node_rps:.1f} rps")
-print(f"prefill inst {inst_tps:.0f} tok/s {inst_rps:.1f} rps; B200 nodes {b_nodes} H100 inst {h_inst} nodes {h_nodes_total}")
+print(f"kv/req {kv_req/1e6:.0f} MB batch {batch} step {step*1e3:.2f} ms user {per_user:.1f} node {node_tps:.0f} "
+    "tok/s {node_rps:.1f} rps")
+print(f"prefill inst {inst_tps:.0f} tok/s {inst_rps:.1f} rps; B200 nodes {b_nodes} H100 inst {h_inst} nodes "
+    "{h_nodes_total}")
 print(err_a, err_b, err_ab)

@@ -50,7 +50,8 @@ b = case("b", b2, c2)
 check(a["util_async"] == 1.0 and a["gain"] > 1.2, "case a: overlap hides the CPU entirely, over 20% more throughput")
 check(b["cpu"] > b["gpu"] and b["util_async"] < 1, "case b: CPU-bound, overlap cannot hide it")
 idle_b = claim("b_idle_async", 1 - b["util_async"], unit="fraction")
-ahead = given("steps_ahead", 1, unit="steps", source="async scheduling runs the CPU exactly one step ahead of the GPU (step n+1 planned during step n)")
+ahead = given("steps_ahead", 1, unit="steps", source="async scheduling runs the CPU exactly one step ahead of "
+    "the GPU (step n+1 planned during step n)")
 cpu_budget = claim("b_per_request_budget", (b["gpu"] - cpu_fixed) / b2, unit="s")
 
 # %% [markdown]

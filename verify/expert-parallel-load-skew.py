@@ -23,7 +23,8 @@ bw = fact("h100_sxm.hbm_bandwidth", "h100_bw")
 gpus = given("ep_gpus", 64, unit="GPUs", source="example expert-parallel group: 8 HGX nodes")
 sigma = given("popularity_sigma", 0.6, source="assumed lognormal spread of expert popularity")
 drift = given("drift_sigma", 0.5, source="assumed day-to-day lognormal drift of expert popularity")
-redundant = given("redundant_slots", 64, unit="experts", source="example: one redundant expert slot per GPU (EPLB-style)")
+redundant = given("redundant_slots", 64, unit="experts", source="example: one redundant expert slot per GPU "
+    "(EPLB-style)")
 
 # %%
 expert_bytes = claim("expert_bytes", 3 * d * ffn, unit="B")          # FP8: 1 byte per parameter
@@ -101,7 +102,9 @@ imb_rep = claim("imbalance_replicated", acc["rep"], unit="x")
 check(imb_naive > imb_greedy > imb_rep >= 1, "greedy beats id order, replication beats greedy")
 eff_naive = claim("efficiency_naive", 1 / imb_naive, unit="fraction")
 eff_rep = claim("efficiency_replicated", 1 / imb_rep, unit="fraction")
-moe_layers = claim("moe_layers", fact("deepseek_v3.num_hidden_layers", "layers") - fact("deepseek_v3.first_k_dense_replace", "dense_layers"), unit="layers")
+n_layers = fact("deepseek_v3.num_hidden_layers", "layers")
+n_dense = fact("deepseek_v3.first_k_dense_replace", "dense_layers")
+moe_layers = claim("moe_layers", n_layers - n_dense, unit="layers")
 experts_per_gpu = claim("experts_per_gpu", E / gpus, unit="experts")
 slot_mem = claim("replica_memory_per_gpu", expert_bytes * redundant / gpus, unit="B")
 
@@ -115,5 +118,6 @@ imb_stale = claim("imbalance_stale_plan", acc["stale"], unit="x")
 imb_fresh = claim("imbalance_refit_plan", acc["fresh"], unit="x")
 check(worse_than_naive == 0, "in every draw the stale plan still beats a placement blind to popularity")
 check(imb_stale > imb_rep and imb_fresh < imb_stale, "a stale plan loses balance; refitting restores it")
-print(f"ridge {ridge_tokens:.1f} tread {t_read*1e6:.2f}us even {batch_even:.0f} skew {expert_skew:.2f} batch {batch_skewed:.0f}")
+print(f"ridge {ridge_tokens:.1f} tread {t_read*1e6:.2f}us even {batch_even:.0f} skew {expert_skew:.2f} batch "
+    "{batch_skewed:.0f}")
 print(f"naive {imb_naive:.3f} greedy {imb_greedy:.3f} rep {imb_rep:.3f} stale {imb_stale:.3f} fresh {imb_fresh:.3f}")

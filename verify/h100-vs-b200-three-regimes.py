@@ -21,7 +21,8 @@ b_fp8 = fact("b200_hgx.fp8_dense", "b200_fp8")
 b_bw = fact("b200_hgx.hbm_bandwidth", "b200_bw")
 b_cap = fact("b200_hgx.hbm_capacity", "b200_hbm")
 b_bw_dgx = given("b200_bw_dgx", 8, unit="TB/s", source="DGX B200 marketing figure (facts: b200_hgx.hbm_bandwidth note)")
-b_cap_192 = given("b200_hbm_192", 192, unit="GB", source="widely quoted B200 capacity (facts: b200_hgx.hbm_capacity note)")
+b_cap_192 = given("b200_hbm_192", 192, unit="GB", source="widely quoted B200 capacity (facts: "
+    "b200_hgx.hbm_capacity note)")
 layers = fact("llama3_1_70b.num_hidden_layers", "layers")
 d = fact("llama3_1_70b.hidden_size", "d_model")
 nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
@@ -87,5 +88,6 @@ check(cap_gain > 4 * r_bw, "capacity regime gain far exceeds the bandwidth ratio
 # with 8 TB/s the bandwidth ratio would be:
 claim("ratio_bw_dgx", b_bw_dgx / h_bw, unit="x")
 check(b_cap_192 * 1e9 - weights > b1["head"], "the 192 GB figure only adds headroom")
-print({k: round(v, 4) for k, v in h1.items()}, {k: round(v, 4) for k, v in b1.items()}, {k: round(v, 4) for k, v in h2.items()})
+for row in (h1, b1, h2):
+    print({k: round(v, 4) for k, v in row.items()})
 print(r_bf16, r_fp8, r_bw, r_cap, cap_gain, tp2_gain, b1["head"] / h1["head"])

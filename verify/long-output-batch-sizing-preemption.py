@@ -43,7 +43,8 @@ agg_bw = gpus * bw * 1e12
 # %%
 naive = claim("batch_by_prompt", pool_tok // prompt, unit="requests")
 safe = claim("batch_worst_case", pool_tok // (prompt + reply), unit="requests")
-age_mean = given("mean_age_fraction", 0.5, unit="fraction", source="uniform ages over a reply: mean age is half the reply length")
+age_mean = given("mean_age_fraction", 0.5, unit="fraction", source="uniform ages over a reply: mean age is half "
+    "the reply length")
 mean_live = claim("mean_live_tokens", prompt + reply * age_mean, unit="tokens")
 steady = claim("batch_steady", pool_tok // mean_live, unit="requests")
 final_tokens = claim("final_tokens", prompt + reply, unit="tokens")

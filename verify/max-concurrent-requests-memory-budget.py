@@ -20,12 +20,15 @@ ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
 vocab = fact("llama3_1_70b.vocab_size", "vocab")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
 util = fact("vllm.gpu_memory_utilization_default", "util_v021")
-util_old = given("util_before_v021", 0.9, unit="fraction", source="vLLM docs v0.6.4 'default value of 0.9'; PR #2162 (facts: vllm.gpu_memory_utilization_default note)")
+util_old = given("util_before_v021", 0.9, unit="fraction", source="vLLM docs v0.6.4 'default value of 0.9'; PR "
+    "#2162 (facts: vllm.gpu_memory_utilization_default note)")
 block = fact("vllm.block_size_default", "block_size")
 tp = given("tp", 4, unit="GPUs", source="example deployment: TP=4 on one HGX H100")
 max_len = given("max_model_len", 32768, unit="tokens", source="example max_model_len")
-act_peak = given("activation_peak", 2.5e9, unit="B", source="example figure; vLLM measures it in a dummy run at max_num_batched_tokens")
-non_torch = given("non_torch", 1.0e9, unit="B", source="example figure; CUDA context + NCCL buffers, measured by vLLM from cudaMemGetInfo")
+act_peak = given("activation_peak", 2.5e9, unit="B", source="example figure; vLLM measures it in a dummy run at "
+    "max_num_batched_tokens")
+non_torch = given("non_torch", 1.0e9, unit="B", source="example figure; CUDA context + NCCL buffers, measured "
+    "by vLLM from cudaMemGetInfo")
 graphs = given("cudagraph_estimate", 0.5e9, unit="B", source="example figure; estimated by a dummy capture since v0.21")
 bytes_bf16 = given("bytes_bf16", 2, unit="B", source="bf16 stores 2 bytes per value")
 
@@ -33,7 +36,8 @@ bytes_bf16 = given("bytes_bf16", 2, unit="B", source="bf16 stores 2 bytes per va
 # ## Weights per GPU
 
 # %%
-params = (layers * (2 * d_model * q_heads * head_dim + 2 * d_model * kv_heads * head_dim + 3 * d_model * ffn + 2 * d_model)
+per_layer = 2 * d_model * q_heads * head_dim + 2 * d_model * kv_heads * head_dim + 3 * d_model * ffn + 2 * d_model
+params = (layers * per_layer
           + 2 * vocab * d_model + d_model)
 total_params = claim("total_params", params, unit="params")
 w_total = params * bytes_bf16
@@ -62,10 +66,13 @@ check(conc_int == 12, "12 full-length requests")
 
 # %%
 tp16 = given("tp_wide", 16, unit="GPUs", source="example: TP=16 across two HGX nodes")
-kv_gpu_16 = claim("kv_bytes_per_token_per_gpu_tp16", 2 * layers * math.ceil(kv_heads / tp16) * head_dim * bytes_bf16, unit="B")
-kv_gpu_8 = claim("kv_bytes_per_token_per_gpu_tp8", 2 * layers * math.ceil(kv_heads / 8) * head_dim * bytes_bf16, unit="B")
+kv_gpu_16 = claim("kv_bytes_per_token_per_gpu_tp16",
+                  2 * layers * math.ceil(kv_heads / tp16) * head_dim * bytes_bf16, unit="B")
+kv_gpu_8 = claim("kv_bytes_per_token_per_gpu_tp8",
+                 2 * layers * math.ceil(kv_heads / 8) * head_dim * bytes_bf16, unit="B")
 dup = claim("kv_replication_tp16", tp16 / kv_heads, unit="x")
 check(kv_gpu_16 == kv_gpu_8 == 40 * 2**10, "40 KiB per token per GPU at TP=8 and at TP=16")
 check(pool_old < pool, "the older 0.9 default leaves a smaller pool even without subtracting graphs")
-print(f"params {params/1e9:.2f}B w/gpu {w_gpu/1e9:.2f} req {requested/1e9:.1f} pool {pool/1e9:.2f} old {pool_old/1e9:.2f}")
+print(f"params {params/1e9:.2f}B w/gpu {w_gpu/1e9:.2f} req {requested/1e9:.1f} pool {pool/1e9:.2f} old "
+    "{pool_old/1e9:.2f}")
 print(f"tokens {tokens_pool} conc {conc:.2f}")

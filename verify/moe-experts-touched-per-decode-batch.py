@@ -40,8 +40,9 @@ moe_layers = claim("moe_layers", L - dense_layers, unit="layers")
 expert = claim("params_per_expert", 3 * d * ffn_moe, unit="params")
 mla = (d * q_rank + q_rank * heads * (nope + rope) + d * (kv_rank + rope) + kv_rank * heads * (nope + v_dim)
        + heads * v_dim * d)
-non_routed = claim("non_routed_params", L * mla + dense_layers * 3 * d * ffn_dense + moe_layers * (shared * expert + E * d)
-                   + 2 * vocab * d, unit="params")
+non_routed = claim("non_routed_params",
+                   L * mla + dense_layers * 3 * d * ffn_dense + moe_layers * (shared * expert + E * d) + 2 * vocab * d,
+                   unit="params")
 routed_total = moe_layers * E * expert
 active = claim("active_params", non_routed + moe_layers * k * expert, unit="params")
 total = claim("total_params", non_routed + routed_total, unit="params")

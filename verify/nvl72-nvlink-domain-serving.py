@@ -53,7 +53,8 @@ remote_share = claim("remote_share_nvl72", (dom72 - 1) / dom72, unit="fraction")
 t_nvl72 = claim("a2a_time_nvl72", tokens_gpu * per_tok * remote_share / nvl_dir, unit="s")
 # HGX B200, EP over 8 nodes with node-aware dispatch: 3.5 NIC copies per token-layer (see the dispatch question)
 hgx_nodes = given("hgx_nodes", 8, unit="nodes", source="example HGX layout: EP over 8 nodes (64 GPUs)")
-aware = given("nic_copies_node_aware", 3.5, unit="nodes", source="node-aware dispatch over 8 nodes with top-4 node routing: 4 - 0.5 remote nodes per token-layer (derived in deepseek-v3-expert-dispatch-bytes)")
+aware = given("nic_copies_node_aware", 3.5, unit="nodes", source="node-aware dispatch over 8 nodes with top-4 "
+    "node routing: 4 - 0.5 remote nodes per token-layer (derived in deepseek-v3-expert-dispatch-bytes)")
 t_hgx = claim("a2a_time_hgx_nic", tokens_gpu * per_tok * aware / k / nic_dir, unit="s")
 speedup = claim("a2a_speedup", t_hgx / t_nvl72, unit="x")
 

@@ -19,7 +19,8 @@ seqs = given("batch_sequences", 256, unit="requests", source="example batch for 
 max_len = given("max_len_example", 4096, unit="tokens", source="example: lengths uniform in 1..4096")
 long_ctx = fact("llama3_1_8b.max_position_embeddings", "long_context")
 bytes_bf16 = given("bytes_bf16", 2, unit="B", source="bf16 stores 2 bytes per value")
-partial = given("partial_blocks_per_seq", 1, unit="blocks", source="only the last block of a sequence can be partial (argument above)")
+partial = given("partial_blocks_per_seq", 1, unit="blocks", source="only the last block of a sequence can be "
+    "partial (argument above)")
 kv_tok = claim("kv_bytes_per_token", 2 * layers * kv_heads * head_dim * bytes_bf16, unit="B")
 check(kv_tok == 128 * 2**10, "128 KiB per token")
 
@@ -53,7 +54,8 @@ sim_frac = claim("simulated_waste_fraction", sum(waste) / sum(lengths), unit="fr
 
 # %%
 typical = given("typical_len", 2048, unit="tokens", source="example sequence length for the relative waste")
-b_one = given("block_tokens_page1", 1, unit="tokens", source="SGLang RadixAttention's original page size of 1 token (facts: sglang.radix_attention_eviction note)")
+b_one = given("block_tokens_page1", 1, unit="tokens", source="SGLang RadixAttention's original page size of 1 "
+    "token (facts: sglang.radix_attention_eviction note)")
 b_big = given("block_tokens_large", 128, unit="tokens", source="example large block, as some attention backends prefer")
 rows = {}
 for b in (int(b_one), int(block), int(b_big)):

@@ -12,7 +12,8 @@
 from qbank.verify import check, claim, fact, given
 
 block = fact("vllm.block_size_default", "block_size")
-page = given("sglang_page_tokens", 1, unit="tokens", source="SGLang RadixAttention paper arXiv:2312.07104: page size 1 token (facts: sglang.radix_attention_eviction note)")
+page = given("sglang_page_tokens", 1, unit="tokens", source="SGLang RadixAttention paper arXiv:2312.07104: page "
+    "size 1 token (facts: sglang.radix_attention_eviction note)")
 prompt = given("prompt_tokens", 2048, unit="tokens", source="example chat prompt from the question")
 layers = fact("llama3_1_8b.num_hidden_layers", "layers")
 kv_heads = fact("llama3_1_8b.num_key_value_heads", "kv_heads")
