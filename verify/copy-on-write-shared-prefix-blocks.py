@@ -83,11 +83,15 @@ def closed_form(prompt: int, gen: int, samples: int) -> tuple[int, int, int]:
 
 # %%
 cases = {
-    "misaligned": (given("prompt_misaligned", 1000, unit="tokens", source="example prompt, 1000 = 62 x 16 + 8"),
-                   given("gen_short", 200, unit="tokens", source="example reply length")),
+    "misaligned": (
+        given("prompt_misaligned", 1000, unit="tokens", source="example prompt, 1000 = 62 x 16 + 8"),
+        given("gen_short", 200, unit="tokens", source="example reply length"),
+    ),
     "aligned": (given("prompt_aligned", 1008, unit="tokens", source="example prompt, 1008 = 63 x 16"), 200),
-    "long_gen": (given("prompt_short", 200, unit="tokens", source="example short prompt"),
-                 given("gen_long", 4000, unit="tokens", source="example long reply (reasoning-style)")),
+    "long_gen": (
+        given("prompt_short", 200, unit="tokens", source="example short prompt"),
+        given("gen_long", 4000, unit="tokens", source="example long reply (reasoning-style)"),
+    ),
 }
 out = {}
 for name, (p, g) in cases.items():

@@ -11,7 +11,9 @@ import torch
 
 from qbank.verify import check, claim, fact, given
 
-e4m3_max = given("e4m3_max", 448.0, source="OCP 8-bit FP spec (E4M3: S.1111.110 = 448); torch.finfo(torch.float8_e4m3fn).max")
+e4m3_max = given(
+    "e4m3_max", 448.0, source="OCP 8-bit FP spec (E4M3: S.1111.110 = 448); torch.finfo(torch.float8_e4m3fn).max"
+)
 check(torch.finfo(torch.float8_e4m3fn).max == e4m3_max, "torch agrees: E4M3 max is 448")
 exp_bits = given("e4m3_exponent_bits", 4, source="OCP 8-bit FP spec: E4M3 has 4 exponent bits")
 mant_bits = given("e4m3_mantissa_bits", 3, source="OCP 8-bit FP spec: E4M3 has 3 explicit mantissa bits")
@@ -42,7 +44,12 @@ def rel_rms(err: torch.Tensor, x: torch.Tensor) -> float:
 # %%
 g = torch.Generator().manual_seed(0)
 ctx = given("long_context", 131072, unit="tokens", source="128K read as 2^17 tokens, Llama-3.1's native context")
-calib = given("calibration_tokens", 2048, unit="tokens", source="a short calibration prompt, the usual length of a calibration sample")
+calib = given(
+    "calibration_tokens",
+    2048,
+    unit="tokens",
+    source="a short calibration prompt, the usual length of a calibration sample",
+)
 dim = given("head_dim", 128, unit="dims", source="Llama-3.1 head_dim 128 (facts: llama3_1_70b.head_dim)")
 n_out = given("outlier_channels", 4, unit="dims", source="synthetic: a few outlier channels, as observed in LLM keys")
 out_gain = given("outlier_gain", 20, unit="x", source="synthetic: outlier channels about 20x the bulk")
@@ -84,7 +91,7 @@ amax_short = claim("amax_calibration", float(short.abs().max()))
 amax_long = claim("amax_128k", float(k.abs().max()))
 draws = claim("draws_ratio", ctx / calib, unit="x")
 amax_growth = claim("amax_growth", amax_long / amax_short, unit="x")
-clipped = (k.abs() > amax_short)
+clipped = k.abs() > amax_short
 clipped_n = claim("clipped_elements", int(clipped.sum()), unit="elements")
 clipped_tokens = claim("clipped_tokens", int(clipped.any(dim=1).sum()), unit="tokens")
 err = (q_fp8(k, s_tight) - k).abs()
@@ -93,7 +100,10 @@ max_clip_err = claim("max_clipping_error", float(err[clipped].max()))
 clip_vs_round = claim("clip_over_round", max_clip_err / max_round_err, unit="x")
 check(clipped_n > 0 and amax_growth > 1.5, "the 128K tail exceeds the 2K calibration maximum")
 check(clip_vs_round > 5, "the worst clipped element is far worse than the worst rounded one")
-print(f"amax {amax_short:.1f} -> {amax_long:.1f} ({amax_growth:.2f}x); clipped {clipped_n} elems in {clipped_tokens} tokens")
+print(
+    f"amax {amax_short:.1f} -> {amax_long:.1f} ({amax_growth:.2f}x); "
+    f"clipped {clipped_n} elems in {clipped_tokens} tokens"
+)
 print(f"max err rounding {max_round_err:.2f}, clipping {max_clip_err:.2f} ({clip_vs_round:.1f}x)")
 
 # %% [markdown]

@@ -14,7 +14,9 @@ h200 = fact("h200_sxm.hbm_capacity", "h200_gb")
 tp = fact("h100_sxm.nvlink_domain", "tp")
 kv_gqa = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "gqa_kv_per_token")
 kv_mla = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "mla_kv_per_token")
-p70 = given("params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)")
+p70 = given(
+    "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
+)
 p_ds = fact("deepseek_v3.total_params", "dsv3_params")
 ctx = given("context_128k", 131072, unit="tokens", source="128K read as 2^17 tokens")
 ctx_1m = given("context_1m", 2**20, unit="tokens", source="1M read as 2^20 tokens")
@@ -41,7 +43,10 @@ req_mla = claim("mla_128k_requests_tp", tok_mla / ctx, unit="requests")
 tok_mla_dp = claim("mla_tokens_per_node_dp_attention", tp * b_mla / kv_mla, unit="tokens")
 req_mla_dp = claim("mla_128k_requests_dp", tok_mla_dp / ctx, unit="requests")
 print(f"budgets: GQA {b_gqa / 1e9:.2f} GB/GPU, MLA {b_mla / 1e9:.2f} GB/GPU")
-print(f"tokens: GQA {tok_gqa:,.0f} ({req_gqa:.1f} req), MLA TP {tok_mla:,.0f} ({req_mla:.2f}), MLA DP {tok_mla_dp:,.0f} ({req_mla_dp:.1f})")
+print(
+    f"tokens: GQA {tok_gqa:,.0f} ({req_gqa:.1f} req), MLA TP {tok_mla:,.0f} ({req_mla:.2f}), "
+    f"MLA DP {tok_mla_dp:,.0f} ({req_mla_dp:.1f})"
+)
 
 # %% [markdown]
 # ## The 1M-token request
@@ -57,8 +62,10 @@ mla_1m_fp8 = claim("mla_1m_per_gpu_fp8", mla_1m / 2, unit="B")
 check(mla_1m_fp8 < b_mla, "an FP8 latent cache fits the 1M request")
 mla_1m_cp = claim("mla_1m_per_gpu_context_parallel", mla_1m / tp, unit="B")
 claim("mla_max_tokens_per_gpu", b_mla / kv_mla, unit="tokens")
-print(f"1M: GQA {gqa_1m / 1e9:.1f} GB/GPU of {b_gqa / 1e9:.1f}; MLA {mla_1m / 1e9:.1f} GB of {b_mla / 1e9:.1f}; "
-      f"FP8 {mla_1m_fp8 / 1e9:.1f}; CP8 {mla_1m_cp / 1e9:.1f}")
+print(
+    f"1M: GQA {gqa_1m / 1e9:.1f} GB/GPU of {b_gqa / 1e9:.1f}; MLA {mla_1m / 1e9:.1f} GB of {b_mla / 1e9:.1f}; "
+    f"FP8 {mla_1m_fp8 / 1e9:.1f}; CP8 {mla_1m_cp / 1e9:.1f}"
+)
 
 # %% [markdown]
 # ## Shapes and ratios the answer quotes

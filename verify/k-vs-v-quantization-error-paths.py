@@ -16,7 +16,9 @@ T = int(given("tokens", 4096, unit="tokens", source="synthetic context length"))
 D = int(given("head_dim", 128, unit="dims", source="Llama-3.1 head_dim 128 (facts: llama3_1_70b.head_dim)"))
 n_out = int(given("key_outlier_channels", 4, unit="dims", source="synthetic: a few fixed outlier channels in K"))
 gain = given("key_outlier_gain", 15, unit="x", source="synthetic: outlier channels 15x the bulk")
-group = int(given("channel_group_tokens", 128, unit="tokens", source="per-channel scale computed over 128-token groups"))
+group = int(
+    given("channel_group_tokens", 128, unit="tokens", source="per-channel scale computed over 128-token groups")
+)
 bits = int(given("bits", 4, source="INT4 to make the error paths visible (KIVI goes to 2 bits)"))
 qmax = 2 ** (bits - 1) - 1
 
@@ -78,7 +80,9 @@ v_amp = claim("v_amplification_per_token", e["v_token"] / t["v_token"], unit="x"
 check(e["k_channel"] < e["k_token"], "keys: per-channel beats per-token")
 check(e["v_token"] < e["v_channel"], "values: per-token beats per-channel")
 check(v_amp < 1.1 and k_amp > 1.5, "value error passes through about 1:1, key error is amplified through the softmax")
-print(f"K: per-token/per-channel {k_gain:.2f}x; V: per-channel/per-token {v_gain:.2f}x; amp K {k_amp:.2f} V {v_amp:.2f}")
+print(
+    f"K: per-token/per-channel {k_gain:.2f}x; V: per-channel/per-token {v_gain:.2f}x; amp K {k_amp:.2f} V {v_amp:.2f}"
+)
 
 # %% [markdown]
 # ## Scale overhead: FP16 scales for INT4 data, per head

@@ -53,8 +53,9 @@ def absorbed(q_nope, q_rope, c, k_rope, Wuk, Wuv):
 
 
 f32 = [x.float() for x in (q_nope, q_rope, c, k_rope, Wuk, Wuv)]
-kernel_check("mla_absorbed_vs_naive", absorbed, lambda *a: naive(*[x.double() for x in a]).float(), *f32,
-             rtol=1e-4, atol=1e-5)
+kernel_check(
+    "mla_absorbed_vs_naive", absorbed, lambda *a: naive(*[x.double() for x in a]).float(), *f32, rtol=1e-4, atol=1e-5
+)
 
 # %% [markdown]
 # ## FLOPs and bytes per cached token, per layer, per query token
@@ -80,13 +81,21 @@ byte_ratio = claim("gqa_over_mla_bytes", gqa_bytes / mla_bytes, unit="x")
 ai_ratio = claim("mla_over_gqa_intensity", mla_ai / gqa_ai, unit="x")
 check(gqa_ai == group, "GQA's intensity equals its group size (1 FLOP-pair per byte pair per query head)")
 print(f"MLA {mla_flops:,.0f} FLOP / {mla_bytes:.0f} B = {mla_ai:.1f} (fp8 cache {mla_ai_fp8:.1f}); ridge {ridge:.1f}")
-print(f"GQA {gqa_flops:,.0f} FLOP / {gqa_bytes:.0f} B = {gqa_ai:.1f}; MLA/GQA flops {flop_ratio:.2f}x bytes {byte_ratio:.2f}x")
+print(
+    f"GQA {gqa_flops:,.0f} FLOP / {gqa_bytes:.0f} B = {gqa_ai:.1f}; "
+    f"MLA/GQA flops {flop_ratio:.2f}x bytes {byte_ratio:.2f}x"
+)
 
 # %% [markdown]
 # ## Two query tokens per step (MTP draft verified with the next token) double the intensity
 
 # %%
-mtp_tokens = given("query_tokens_mtp", 2, unit="tokens", source="DeepSeek-V3 MTP depth 1 (arXiv:2412.19437 §4.2): 2 query tokens per verify step")
+mtp_tokens = given(
+    "query_tokens_mtp",
+    2,
+    unit="tokens",
+    source="DeepSeek-V3 MTP depth 1 (arXiv:2412.19437 §4.2): 2 query tokens per verify step",
+)
 mla_ai_mtp = claim("mla_intensity_bf16_2q", mla_ai * mtp_tokens)
 check(mla_ai_mtp > ridge, "with two query tokens, BF16-cache MLA is compute-bound on H100")
 
@@ -98,7 +107,10 @@ decomp_flops = claim("decompress_flops_per_cached_token", 2 * d_c * n_h * (d_nop
 decomp_ratio = claim("decompress_over_absorbed", decomp_flops / mla_flops, unit="x")
 mha_cache_bytes = claim("decompressed_cache_bytes_per_token_layer", n_h * ((d_nope + d_r) + d_v) * bf16, unit="B")
 mha_cache_ratio = claim("decompressed_over_latent_bytes", mha_cache_bytes / mla_bytes, unit="x")
-print(f"decompress {decomp_flops / 1e6:.1f} MFLOP ({decomp_ratio:.0f}x); caching decompressed K/V {mha_cache_bytes:,.0f} B ({mha_cache_ratio:.0f}x)")
+print(
+    f"decompress {decomp_flops / 1e6:.1f} MFLOP ({decomp_ratio:.0f}x); "
+    f"caching decompressed K/V {mha_cache_bytes:,.0f} B ({mha_cache_ratio:.0f}x)"
+)
 
 # %% [markdown]
 # ## Time per step at 131,072 cached tokens, one sequence, full model (whole H100 for scale)

@@ -16,7 +16,12 @@ pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
 util = fact("vllm.gpu_memory_utilization_default", "util")
-params = given("params_70b", 70.55e9, unit="params", source="Llama-3.1-70B parameter count from its config (see the recompute-vs-fetch script)")
+params = given(
+    "params_70b",
+    70.55e9,
+    unit="params",
+    source="Llama-3.1-70B parameter count from its config (see the recompute-vs-fetch script)",
+)
 n = given("victim_tokens", 6144, unit="tokens", source="6K read as 6 x 1024 tokens (prompt + generated so far)")
 
 # %% [markdown]
@@ -40,8 +45,13 @@ step_ms = claim("decode_step_ms", params * 2 / gpus / (hbm_bw * 1e12) * 1e3, uni
 steps_equiv = claim("recompute_in_decode_steps", recompute_ms / step_ms, unit="steps")
 ratio = claim("recompute_over_swap", recompute_ms / swap_total, unit="x")
 check(ratio > 10, "recompute costs over 10x the swap round trip in device time")
-print(f"victim KV {kv_victim / 2**30:.3f} GiB, {kv_victim_gpu / 2**20:.0f} MiB/GPU; swap {swap_one_way:.2f} ms each way")
-print(f"recompute {recompute_ms:.1f} ms (attention {attn / (lin + attn):.1%}); decode step {step_ms:.2f} ms -> {steps_equiv:.0f} steps")
+print(
+    f"victim KV {kv_victim / 2**30:.3f} GiB, {kv_victim_gpu / 2**20:.0f} MiB/GPU; swap {swap_one_way:.2f} ms each way"
+)
+print(
+    f"recompute {recompute_ms:.1f} ms (attention {attn / (lin + attn):.1%}); "
+    f"decode step {step_ms:.2f} ms -> {steps_equiv:.0f} steps"
+)
 
 # %% [markdown]
 # ## Who pays for recompute: the batch, through chunked prefill
@@ -69,7 +79,10 @@ mean_tot = claim("mean_tokens", prompt + mean_new, unit="tokens")
 conc_reserve = claim("concurrency_reserved", pool // worst, unit="requests")
 conc_optimistic = claim("concurrency_optimistic", pool // mean_tot, unit="requests")
 conc_ratio = claim("optimistic_over_reserved", conc_optimistic / conc_reserve, unit="x")
-print(f"pool {pool:,.0f} tokens; reserved {conc_reserve:.0f} vs optimistic {conc_optimistic:.0f} requests ({conc_ratio:.2f}x)")
+print(
+    f"pool {pool:,.0f} tokens; "
+    f"reserved {conc_reserve:.0f} vs optimistic {conc_optimistic:.0f} requests ({conc_ratio:.2f}x)"
+)
 
 # %% [markdown]
 # ## A short victim, for contrast

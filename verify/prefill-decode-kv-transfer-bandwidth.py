@@ -16,7 +16,9 @@ h200_fp8 = fact("h200_sxm.fp8_dense", "h200_fp8", unit="TFLOP/s")
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
 kvds = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "kvds")
-p70 = given("params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)")
+p70 = given(
+    "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
+)
 p8 = given("params_8b", 8.03e9, unit="params", source="Llama-3.1-8B count from its config (memory-budget script)")
 pds = fact("deepseek_v3.active_params_per_token", "dsv3_active")
 
@@ -51,11 +53,16 @@ kv_req = claim("kv_per_request", n * kv70, unit="B")
 t_prefill = claim("prefill_ms", n * 2 * p70 / (gpus * h100 * 1e12) * 1e3, unit="ms")
 t_ship = claim("ship_ms", kv_req / (gpus * nic_Bps) * 1e3, unit="ms")
 claim("ship_over_prefill", t_ship / t_prefill, unit="fraction")
-check(abs(t_ship / t_prefill - cases["llama70b_h100_bf16"] / nic_Bps) < 1e-12, "the ratio is the NIC share: n cancelled")
+check(
+    abs(t_ship / t_prefill - cases["llama70b_h100_bf16"] / nic_Bps) < 1e-12, "the ratio is the NIC share: n cancelled"
+)
 t_exposed = claim("exposed_ms_layerwise", t_ship / layers, unit="ms")
 n2 = given("prompt_tokens_long", 65536, unit="tokens", source="a prompt 8x longer")
 check(abs((n2 * kv70 / (n2 * 2 * p70)) - (n * kv70 / (n * 2 * p70))) < 1e-18, "same ratio at 8x the length")
-print(f"KV {kv_req / 1e9:.2f} GB; prefill {t_prefill:.0f} ms; ship {t_ship:.2f} ms; exposed with layer-wise send {t_exposed:.3f} ms")
+print(
+    f"KV {kv_req / 1e9:.2f} GB; prefill {t_prefill:.0f} ms; ship {t_ship:.2f} ms; "
+    f"exposed with layer-wise send {t_exposed:.3f} ms"
+)
 
 # %% [markdown]
 # ## Where n stops cancelling: a prefix-cache hit on the prefill side
@@ -63,7 +70,9 @@ print(f"KV {kv_req / 1e9:.2f} GB; prefill {t_prefill:.0f} ms; ship {t_ship:.2f} 
 # second of compute scale with 1 / (1 - hit rate).
 
 # %%
-hit = given("prefix_hit_rate", 0.8, unit="fraction", source="example: 80% of prompt tokens hit the prefill node's prefix cache")
+hit = given(
+    "prefix_hit_rate", 0.8, unit="fraction", source="example: 80% of prompt tokens hit the prefill node's prefix cache"
+)
 amp = claim("hit_amplification", 1 / (1 - hit), unit="x")
 need_hit = claim("need_llama8b_h100_with_hits", cases["llama8b_h100_bf16"] * amp, unit="B/s")
 claim("nic_share_llama8b_h100_with_hits", need_hit / nic_Bps, unit="fraction")

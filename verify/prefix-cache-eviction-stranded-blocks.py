@@ -7,6 +7,12 @@
 # - `head_first`: a finished request's blocks enter the LRU queue in prefix order (the head is evicted first);
 # - `tail_first`: they enter in reverse order, as vLLM frees them, so a chain's tail is always older than its head;
 # - `leaf_only`: evict the least recently used block that has no cached child (SGLang's radix-tree rule).
+# A FIFO order (queued at insertion, never refreshed by a hit) is run for contrast.
+#
+# Seed check: the seed says a wrong eviction order strands gigabytes "that stay resident". Under plain LRU with the
+# wrong tie order, the stranded blocks are next in line and the leak is transient (measured below: gigabytes on a
+# real pool, but recycled); it becomes permanent only under policies that keep stranded blocks warm. The worst case
+# for a single eviction (a full-context chain minus its first block) is derived at the end.
 
 # %%
 import random
@@ -21,7 +27,9 @@ n_sys = given("system_prompts", 4, source="synthetic: 4 system prompt variants")
 user_blocks = given("user_blocks_per_turn", 4, unit="blocks", source="synthetic: 64-token user turns")
 reply_blocks = given("reply_blocks_per_turn", 8, unit="blocks", source="synthetic: 128-token replies")
 max_turns = given("turns_per_conversation", 10, source="synthetic: a conversation restarts after 10 turns")
-capacity = given("cache_capacity_blocks", 4000, unit="blocks", source="synthetic pool size, about a tenth of the working set")
+capacity = given(
+    "cache_capacity_blocks", 4000, unit="blocks", source="synthetic pool size, about a tenth of the working set"
+)
 
 
 def run(policy: str) -> tuple[float, float, float]:
@@ -86,7 +94,7 @@ def run(policy: str) -> tuple[float, float, float]:
             if policy == "fifo":
                 lru[b] = None  # queued once, at insertion; hits do not refresh it
         if policy != "fifo":
-            for b in (phys if policy == "head_first" else reversed(phys)):
+            for b in phys if policy == "head_first" else reversed(phys):
                 lru[b] = None
                 lru.move_to_end(b)
         history[c] = chain
@@ -151,8 +159,12 @@ kv_tok = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv_per_token")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
 util = fact("vllm.gpu_memory_utilization_default", "util")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
-params70 = given("llama70b_params", 70.55e9, unit="params",
-                 source="Llama-3.1-70B count from its config (derived in the recompute-vs-fetch question's script)")
+params70 = given(
+    "llama70b_params",
+    70.55e9,
+    unit="params",
+    source="Llama-3.1-70B count from its config (derived in the recompute-vs-fetch question's script)",
+)
 block_bytes = claim("block_bytes", block * kv_tok, unit="B")
 check(block_bytes == 5 * 2**20, "a 16-token block of the 70B model is 5 MiB")
 pool = claim("pool_bytes", gpus * (hbm * 1e9 * util - params70 * 2 / gpus), unit="B")
@@ -169,5 +181,8 @@ chain = claim("chain_blocks", ctx / block, unit="blocks")
 claim("worst_stranded_blocks", chain - 1, unit="blocks")
 worst = claim("worst_stranded_bytes", (chain - 1) * block_bytes, unit="B")
 claim("chain_bytes", chain * block_bytes, unit="B")
-print(f"pool {pool / 1e9:.0f} GB = {pool_blocks:.0f} blocks; stranded mean {st_head * pool_blocks * block_bytes / 2**30:.1f} GiB,"
-      f" max {mx_head * pool_blocks * block_bytes / 2**30:.1f} GiB; worst single eviction {worst / 2**30:.3f} GiB")
+print(
+    f"pool {pool / 1e9:.0f} GB = {pool_blocks:.0f} blocks; "
+    f"stranded mean {st_head * pool_blocks * block_bytes / 2**30:.1f} GiB,"
+    f" max {mx_head * pool_blocks * block_bytes / 2**30:.1f} GiB; worst single eviction {worst / 2**30:.3f} GiB"
+)

@@ -21,6 +21,7 @@ gpus_node = fact("h100_sxm.nvlink_domain", "gpus_per_node")
 # %% [markdown]
 # ## Model side: FLOPs per cached byte
 
+
 # %%
 def llama_params(group: str) -> tuple[float, float, float]:
     """Parameter count from a Llama-3.1 config: untied embedding and head, GQA attention, SwiGLU MLP."""
@@ -39,7 +40,9 @@ n8, _, _ = llama_params("llama3_1_8b")
 p70 = claim("llama70b_params", n70, unit="params")
 p8 = claim("llama8b_params", n8, unit="params")
 check(abs(p70 / 1e9 - 70.55) < 0.01 and abs(p8 / 1e9 - 8.03) < 0.01, "70.55B and 8.03B parameters")
-ds_active = fact("deepseek_v3.active_params_per_token", "dsv3_active")  # the facts loader turns "billion params" into params
+ds_active = fact(
+    "deepseek_v3.active_params_per_token", "dsv3_active"
+)  # the facts loader turns "billion params" into params
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
 kvds = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "kvds")
@@ -62,8 +65,14 @@ winds_nic = claim("fetch_win_dsv3_nic", ids / link_nic, unit="x")
 t_recompute_70 = claim("recompute_us_per_token_70b", 2 * p70 / (F * 1e12) * 1e6, unit="us")
 t_fetch_70 = claim("fetch_us_per_token_70b_pcie", kv70 / (pcie * 1e9) * 1e6, unit="us")
 check(win70_pcie > 20, "fetching a 70B prefix over PCIe beats recompute by over 20x")
-print(f"intensity 70B {i70:,.0f}, 8B {i8:,.0f}, DSV3 {ids:,.0f} FLOP/B; links pcie {link_pcie:,.0f}, nic {link_nic:,.0f}, ssd {link_ssd:,.0f}")
-print(f"win 70B pcie {win70_pcie:.1f}x nic {win70_nic:.1f}x; 8B pcie {win8_pcie:.1f}x ssd {win8_ssd:.2f}x; DSV3 nic {winds_nic:.0f}x")
+print(
+    f"intensity 70B {i70:,.0f}, 8B {i8:,.0f}, DSV3 {ids:,.0f} FLOP/B; links pcie {link_pcie:,.0f}, "
+    f"nic {link_nic:,.0f}, ssd {link_ssd:,.0f}"
+)
+print(
+    f"win 70B pcie {win70_pcie:.1f}x nic {win70_nic:.1f}x; 8B pcie {win8_pcie:.1f}x ssd {win8_ssd:.2f}x; "
+    f"DSV3 nic {winds_nic:.0f}x"
+)
 print(f"70B per token: recompute {t_recompute_70:.1f} us, fetch {t_fetch_70:.2f} us")
 
 # %% [markdown]

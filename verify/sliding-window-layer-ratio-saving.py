@@ -13,13 +13,29 @@ head_dim = fact("llama3_1_70b.head_dim", "head_dim")
 bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
 ctx = given("context", 131072, unit="tokens", source="128K read as 2^17 tokens (Llama-3.1 native context)")
 w_seed = given("seed_window", 128, unit="tokens", source="the question's hypothetical window")
-local_share_seed = given("seed_local_share", 0.5, unit="fraction", source="the question's hypothetical: half the layers local")
+local_share_seed = given(
+    "seed_local_share", 0.5, unit="fraction", source="the question's hypothetical: half the layers local"
+)
 g2_window = fact("gemma_sliding_window.gemma2_sliding_window", "gemma2_window")
 g3_window = fact("gemma_sliding_window.gemma3_sliding_window", "gemma3_window")
-g2_local = given("gemma2_local_share", 0.5, unit="fraction", source="Gemma 2 report arXiv:2408.00118 §2.1: local and global alternate 1:1")
-g3_local = given("gemma3_local_share", 5 / 6, unit="fraction", source="Gemma 3 report arXiv:2503.19786 §2: 5 local layers per global layer")
-g2_locals_per_global = given("gemma2_locals_per_global", 1, unit="layers", source="Gemma 2 report arXiv:2408.00118 §2.1 (1:1)")
-g3_locals_per_global = given("gemma3_locals_per_global", 5, unit="layers", source="Gemma 3 report arXiv:2503.19786 §2 (5:1)")
+g2_local = given(
+    "gemma2_local_share",
+    0.5,
+    unit="fraction",
+    source="Gemma 2 report arXiv:2408.00118 §2.1: local and global alternate 1:1",
+)
+g3_local = given(
+    "gemma3_local_share",
+    5 / 6,
+    unit="fraction",
+    source="Gemma 3 report arXiv:2503.19786 §2: 5 local layers per global layer",
+)
+g2_locals_per_global = given(
+    "gemma2_locals_per_global", 1, unit="layers", source="Gemma 2 report arXiv:2408.00118 §2.1 (1:1)"
+)
+g3_locals_per_global = given(
+    "gemma3_locals_per_global", 5, unit="layers", source="Gemma 3 report arXiv:2503.19786 §2 (5:1)"
+)
 
 # %%
 per_layer_token = 2 * kv_heads * head_dim * bf16
@@ -43,17 +59,24 @@ cap_g3 = claim("saving_cap_gemma3", g3_local, unit="fraction")
 bytes_seed = claim("kv_seed", full * f_seed, unit="B")
 bytes_w4k = claim("kv_4096", full * f_seed_w4k, unit="B")
 bytes_g3 = claim("kv_gemma3_layout", full * f_g3, unit="B")
-check(saving_seed < cap_half and cap_half - saving_seed < 0.001, "the 128-token window gets within 0.1 point of the 50% cap")
+check(
+    saving_seed < cap_half and cap_half - saving_seed < 0.001,
+    "the 128-token window gets within 0.1 point of the 50% cap",
+)
 window_gain = claim("window_32x_gain_points", (saving_seed - saving_w4k) * 100, unit="%")
 window_ratio = claim("window_ratio", g2_window / w_seed, unit="x")
-print(f"full {full / 2**30:.2f} GiB; seed {bytes_seed / 2**30:.2f} GiB ({saving_seed:.2%}); "
-      f"4096 window {bytes_w4k / 2**30:.2f} GiB ({saving_w4k:.2%}); gemma3 {bytes_g3 / 2**30:.2f} GiB ({saving_g3:.2%})")
+print(
+    f"full {full / 2**30:.2f} GiB; seed {bytes_seed / 2**30:.2f} GiB ({saving_seed:.2%}); "
+    f"4096 window {bytes_w4k / 2**30:.2f} GiB ({saving_w4k:.2%}); gemma3 {bytes_g3 / 2**30:.2f} GiB ({saving_g3:.2%})"
+)
 
 # %% [markdown]
 # ## Short contexts: at 8192 tokens the window matters more
 
 # %%
-short = given("short_context", 8192, unit="tokens", source="Gemma 2's global span (arXiv:2408.00118 §2.1), a typical chat length")
+short = given(
+    "short_context", 8192, unit="tokens", source="Gemma 2's global span (arXiv:2408.00118 §2.1), a typical chat length"
+)
 kept_short_w4k = claim("kept_short_4096", (1 - g2_local) + g2_local * g2_window / short, unit="fraction")
 saving_short_w4k = claim("saving_short_4096", 1 - kept_short_w4k, unit="fraction")
 

@@ -35,15 +35,22 @@ check(kv_tok == 16 * 1024, "16 KiB of KV per token (facts: kv_bytes_per_token_ja
 ctx = given("context", 262144, unit="tokens", source="Jamba v0.1 max_position_embeddings 262144 (facts note)")
 kv_ctx = claim("kv_at_256k", kv_tok * ctx, unit="B")
 equiv = claim("state_equiv_tokens", state / kv_tok, unit="tokens")
-print(f"state {state / 2**20:.4f} MiB (ssm {ssm_total / 2**20:.0f} + conv {conv_total / 2**20:.4f}); KV {kv_tok / 1024:.0f} KiB/token; "
-      f"KV at 256K {kv_ctx / 2**30:.0f} GiB; state = {equiv:.0f} tokens of KV")
+print(
+    f"state {state / 2**20:.4f} MiB (ssm {ssm_total / 2**20:.0f} + conv {conv_total / 2**20:.4f}); "
+    f"KV {kv_tok / 1024:.0f} KiB/token; "
+    f"KV at 256K {kv_ctx / 2**30:.0f} GiB; state = {equiv:.0f} tokens of KV"
+)
 
 # %% [markdown]
 # ## Checkpoints for prefix reuse: state snapshot cost per interval, against the KV of that interval
 
 # %%
 for interval in (int(block), 1024, 4096):
-    iv = given(f"interval_{interval}", interval, unit="tokens", source="checkpoint interval considered") if interval != block else block
+    iv = (
+        given(f"interval_{interval}", interval, unit="tokens", source="checkpoint interval considered")
+        if interval != block
+        else block
+    )
     ratio = claim(f"checkpoint_over_kv_{interval}", state / (kv_tok * iv), unit="x")
     print(f"checkpoint every {interval}: state/KV = {ratio:.3f}")
 
@@ -59,7 +66,10 @@ ck_every = 1024
 grid_boundary = claim("grid_restart_1024", (sys_prompt // ck_every) * ck_every, unit="tokens")
 grid_tail = claim("recompute_tail_grid", sys_prompt - grid_boundary, unit="tokens")
 check(attn_boundary == 2992 and tail == 8, "aligned snapshot at 2992: 8 tokens to recompute")
-print(f"aligned restart {attn_boundary:.0f} (recompute {tail:.0f}); 1024-grid restart {grid_boundary:.0f} (recompute {grid_tail:.0f})")
+print(
+    f"aligned restart {attn_boundary:.0f} (recompute {tail:.0f}); "
+    f"1024-grid restart {grid_boundary:.0f} (recompute {grid_tail:.0f})"
+)
 
 # %% [markdown]
 # ## Speculative decoding needs a state per draft position (the recurrence cannot roll back)

@@ -23,7 +23,7 @@ bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
 gpus = given("gpus", 16, unit="GPUs", source="two 8-GPU H100 nodes: 810 GB of BF16 weights exceed one node's 640 GB")
 
 # %%
-per_layer = (hidden * q_heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + 3 * hidden * inter + 2 * hidden)
+per_layer = hidden * q_heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + 3 * hidden * inter + 2 * hidden
 params = claim("params", 2 * vocab * hidden + layers * per_layer + hidden, unit="params")
 check(abs(params / 1e9 - 405.85) < 0.01, "405.85B parameters from the config")
 weights = claim("weights_bytes", params * bf16, unit="B")

@@ -17,9 +17,16 @@ pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
-p70 = given("params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)")
+p70 = given(
+    "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
+)
 p8 = given("params_8b", 8.03e9, unit="params", source="Llama-3.1-8B count from its config (memory-budget script)")
-mfu = given("prefill_mfu", 0.5, unit="fraction", source="assumption: prefill at 50% of dense peak, typical of tuned serving stacks")
+mfu = given(
+    "prefill_mfu",
+    0.5,
+    unit="fraction",
+    source="assumption: prefill at 50% of dense peak, typical of tuned serving stacks",
+)
 ssd_bw = claim("ssd_link_gbs", pcie * 4 / 16, unit="GB/s")
 host_mem = given("host_memory", 2, unit="TB", source="NVIDIA DGX H100 datasheet: 2 TB system memory")
 drives = given("data_drives", 8, source="NVIDIA DGX H100 datasheet: internal storage 8x 3.84 TB NVMe U.2")
@@ -29,6 +36,7 @@ warranty_years = given("warranty_years", 5, source="assumption: the usual 5-year
 
 # %% [markdown]
 # ## Per-token value of each tier, per GPU (TP8 for 70B, TP1 for 8B on each GPU)
+
 
 # %%
 def us(x: float) -> float:
@@ -43,7 +51,10 @@ vals = {}
 for tier, bw in tiers.items():
     f70 = claim(f"fetch_us_70b_{tier}", us(kv70 / gpus / (bw * 1e9)), unit="us")
     f8 = claim(f"fetch_us_8b_{tier}", us(kv8 / (bw * 1e9)), unit="us")
-    vals[tier] = (claim(f"value_us_70b_{tier}", rec70 - f70, unit="us"), claim(f"value_us_8b_{tier}", rec8 - f8, unit="us"))
+    vals[tier] = (
+        claim(f"value_us_70b_{tier}", rec70 - f70, unit="us"),
+        claim(f"value_us_8b_{tier}", rec8 - f8, unit="us"),
+    )
     print(f"{tier:10s} 70B fetch {f70:6.2f} us value {rec70 - f70:6.2f} | 8B fetch {f8:6.2f} us value {rec8 - f8:6.2f}")
 check(vals["ssd_shared"][1] < 0, "a node-shared SSD is worth less than nothing for the 8B model")
 check(vals["ssd_shared"][0] > 0, "the same SSD still pays for the 70B model")
@@ -72,8 +83,11 @@ two = given("small_array_drives", 2, source="comparison: a node with 2 data driv
 days8_small = claim("days_to_wear_8b_two_drives", days8 * two / drives)
 rated_daily = claim("rated_daily_writes", drives * drive_tb * 1e12 * dwpd, unit="B")
 claim("write_over_rating_8b", rate8 * day / rated_daily, unit="x")
-print(f"TBW {tbw / 1e15:.1f} PB; write 70B {rate70 / 1e9:.2f} GB/s -> {days70:.0f} days; 8B {rate8 / 1e9:.1f} GB/s -> {days8:.1f} days; "
-      f"2 drives {days8_small:.1f} days; {rate8 * day / rated_daily:.0f}x rating")
+print(
+    f"TBW {tbw / 1e15:.1f} PB; write 70B {rate70 / 1e9:.2f} GB/s -> {days70:.0f} days; "
+    f"8B {rate8 / 1e9:.1f} GB/s -> {days8:.1f} days; "
+    f"2 drives {days8_small:.1f} days; {rate8 * day / rated_daily:.0f}x rating"
+)
 
 # %% [markdown]
 # ## Admission: write a block only on its second use

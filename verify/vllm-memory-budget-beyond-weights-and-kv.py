@@ -17,8 +17,12 @@ inter = fact("llama3_1_8b.intermediate_size", "intermediate")
 vocab = fact("llama3_1_8b.vocab_size", "vocab")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")  # 80 GB
 util_new = fact("vllm.gpu_memory_utilization_default", "util_v021")  # 0.92 from v0.21
-util_old = given("util_before_v021", 0.9, unit="fraction",
-                 source="vLLM docs v0.6.4 and PR #2162: 'default value of 0.9' (all releases before v0.21)")
+util_old = given(
+    "util_before_v021",
+    0.9,
+    unit="fraction",
+    source="vLLM docs v0.6.4 and PR #2162: 'default value of 0.9' (all releases before v0.21)",
+)
 bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
 fp32 = given("fp32_bytes", 4, unit="B", source="fp32 is 4 bytes; vLLM computes logits in fp32")
 
@@ -26,8 +30,13 @@ fp32 = given("fp32_bytes", 4, unit="B", source="fp32 is 4 bytes; vLLM computes l
 # ## Weights, counted from the config (untied embedding and LM head, as in the 8B checkpoint)
 
 # %%
-per_layer = (hidden * q_heads * head_dim + 2 * hidden * kv_heads * head_dim + q_heads * head_dim * hidden
-             + 3 * hidden * inter + 2 * hidden)
+per_layer = (
+    hidden * q_heads * head_dim
+    + 2 * hidden * kv_heads * head_dim
+    + q_heads * head_dim * hidden
+    + 3 * hidden * inter
+    + 2 * hidden
+)
 params = claim("params", 2 * vocab * hidden + layers * per_layer + hidden, unit="params")
 check(abs(params - 8.03e9) < 0.01e9, "Llama-3.1-8B has 8.03B parameters")
 weights = claim("weights_bytes", params * bf16, unit="B")
@@ -47,7 +56,12 @@ check(abs(requested_new - 73.6) < 1e-9 and abs(outside_old - 8) < 1e-9, "73.6 GB
 # activated half. The sampler's dummy run adds fp32 logits for `max_num_seqs` rows (256, also set explicitly).
 
 # %%
-batched = given("max_num_batched_tokens", 8192, unit="tokens", source="set explicitly in this example (--max-num-batched-tokens 8192)")
+batched = given(
+    "max_num_batched_tokens",
+    8192,
+    unit="tokens",
+    source="set explicitly in this example (--max-num-batched-tokens 8192)",
+)
 seqs = given("max_num_seqs", 256, unit="requests", source="set explicitly in this example (--max-num-seqs 256)")
 mlp_live = claim("mlp_live_bytes", batched * (2 * inter + inter) * bf16, unit="B")
 sampler_logits = claim("sampler_logits_bytes", seqs * vocab * fp32, unit="B")
@@ -67,7 +81,9 @@ kv_old = claim("kv_budget_old_before_nontorch", requested_old * 1e9 - weights - 
 tok_new = claim("kv_tokens_v021_ceiling", kv_new / kv_tok, unit="tokens")
 tok_old = claim("kv_tokens_old_ceiling", kv_old / kv_tok, unit="tokens")
 check(tok_new > tok_old, "0.92 leaves more KV than 0.9 before non-torch memory and graphs are subtracted")
-print(f"KV budget {kv_new / 1e9:.1f} GB -> {tok_new:,.0f} tokens (v0.21); {kv_old / 1e9:.1f} GB -> {tok_old:,.0f} (older)")
+print(
+    f"KV budget {kv_new / 1e9:.1f} GB -> {tok_new:,.0f} tokens (v0.21); {kv_old / 1e9:.1f} GB -> {tok_old:,.0f} (older)"
+)
 
 # %% [markdown]
 # ## The request the profile never saw: prompt logprobs
