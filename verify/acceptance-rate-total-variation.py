@@ -28,9 +28,11 @@ def tv(t: float) -> float:
     return float(0.5 * (p - q).abs().sum(-1).mean())
 
 
-temps = {"t05": given("temp_low", 0.5, source="sampling temperature"),
-         "t10": given("temp_one", 1.0, source="sampling temperature"),
-         "t15": given("temp_high", 1.5, source="sampling temperature")}
+temps = {
+    "t05": given("temp_low", 0.5, source="sampling temperature"),
+    "t10": given("temp_one", 1.0, source="sampling temperature"),
+    "t15": given("temp_high", 1.5, source="sampling temperature"),
+}
 for k, t in temps.items():
     a = claim(f"alpha_{k}", alpha(t, t), unit="fraction")
     check(abs(a - (1 - tv(t))) < 1e-12, f"alpha = 1 - TV at T={t}")

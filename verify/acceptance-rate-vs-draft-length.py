@@ -14,19 +14,21 @@ def expected(a: float, g: int) -> float:
     return (1 - a ** (g + 1)) / (1 - a)
 
 
-alphas = {"a07": given("alpha_07", 0.7, unit="fraction", source="example acceptance rate"),
-          "a08": given("alpha_08", 0.8, unit="fraction", source="example acceptance rate"),
-          "a09": given("alpha_09", 0.9, unit="fraction", source="example acceptance rate")}
+alphas = {
+    "a07": given("alpha_07", 0.7, unit="fraction", source="example acceptance rate"),
+    "a08": given("alpha_08", 0.8, unit="fraction", source="example acceptance rate"),
+    "a09": given("alpha_09", 0.9, unit="fraction", source="example acceptance rate"),
+}
 gammas = [int(given(f"gamma_{g}", g, unit="tokens", source="example draft length")) for g in (2, 4, 8)]
 for k, a in alphas.items():
     for g in gammas:
         claim(f"tokens_{k}_g{g}", expected(a, g), unit="tokens")
     claim(f"ceiling_{k}", 1 / (1 - a), unit="tokens")
-    claim(f"marginal_{k}_g8", a ** 8, unit="tokens")     # the 8th draft token adds a^8 expected tokens
+    claim(f"marginal_{k}_g8", a**8, unit="tokens")  # the 8th draft token adds a^8 expected tokens
     claim(f"share_of_ceiling_{k}_g4", expected(a, 4) * (1 - a), unit="fraction")
 for a in (0.5, 0.7, 0.95):
     for g in range(1, 20):
-        s = sum(a ** i for i in range(g + 1))
+        s = sum(a**i for i in range(g + 1))
         check(abs(s - expected(a, g)) < 1e-12, f"Eq. (1) equals sum of P(at least i tokens) (a={a}, g={g})")
 
 # %% [markdown]
@@ -37,7 +39,7 @@ for a in (0.5, 0.7, 0.95):
 a1 = given("alpha_first", 0.9, unit="fraction", source="assumed first-position acceptance")
 decay = given("decay", 0.9, unit="fraction", source="assumed per-position decay factor")
 g = 8
-accs = [a1 * decay ** i for i in range(g)]
+accs = [a1 * decay**i for i in range(g)]
 e_decay = 1.0
 run = 1.0
 for a in accs:
@@ -47,8 +49,12 @@ e_decay = claim("tokens_decay_g8", e_decay, unit="tokens")
 mean_a = claim("mean_alpha_decay", sum(accs) / g, unit="fraction")
 e_naive = claim("tokens_eq1_at_mean_g8", expected(mean_a, g), unit="tokens")
 e_first = claim("tokens_eq1_at_first_g8", expected(a1, g), unit="tokens")
-check(e_naive < e_decay < e_first, "Eq. (1) at the first-position rate overestimates; at the mean rate it underestimates")
-alpha_eff = claim("alpha_effective_g8", next(x / 10000 for x in range(10000) if expected(x / 10000, g) >= e_decay), unit="fraction")
+check(
+    e_naive < e_decay < e_first, "Eq. (1) at the first-position rate overestimates; at the mean rate it underestimates"
+)
+alpha_eff = claim(
+    "alpha_effective_g8", next(x / 10000 for x in range(10000) if expected(x / 10000, g) >= e_decay), unit="fraction"
+)
 last_pos = claim("alpha_position8", accs[-1], unit="fraction")
 
 # %% [markdown]

@@ -6,9 +6,11 @@
 # is applied to the renormalized survivors.
 
 # %%
+import time
+
 import torch
 
-from qbank.verify import check, claim, given, kernel_check
+from qbank.verify import check, claim, fact, given, kernel_check, timing
 
 torch.manual_seed(0)
 B = int(given("batch_rows", 64, unit="requests", source="test batch"))
@@ -17,9 +19,9 @@ logits = torch.randn(B, V) * 3
 k = torch.randint(1, 50, (B,))
 greedy_k = int(given("greedy_k", 1, source="edge row: k = 1 is greedy decoding"))
 p_off = given("p_off", 1.0, unit="fraction", source="edge row: p = 1 disables top-p by convention")
-k[0], k[1] = greedy_k, V                            # edges: greedy row and a no-op row
+k[0], k[1] = greedy_k, V  # edges: greedy row and a no-op row
 p = torch.rand(B) * 0.98 + 0.01
-p[2], p[3] = p_off, 1e-6                            # edges: keep all, keep only the argmax
+p[2], p[3] = p_off, 1e-6  # edges: keep all, keep only the argmax
 
 
 def top_k_mask(logits: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
@@ -35,7 +37,7 @@ def top_p_mask(logits: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     probs = torch.softmax(logits, dim=-1)
     sorted_probs, sorted_idx = probs.sort(dim=-1, descending=True, stable=True)
     mass_before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
-    keep_sorted = (mass_before < p.unsqueeze(-1)) | (p.unsqueeze(-1) >= 1)   # fp32 cumsum can hit 1 early
+    keep_sorted = (mass_before < p.unsqueeze(-1)) | (p.unsqueeze(-1) >= 1)  # fp32 cumsum can hit 1 early
     keep = torch.zeros_like(keep_sorted).scatter(-1, sorted_idx, keep_sorted)
     return logits.masked_fill(~keep, float("-inf"))
 
@@ -44,7 +46,9 @@ def top_k_top_p(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch
     return top_p_mask(top_k_mask(logits, k), p)
 
 
-def reference(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, use_k: bool = True, use_p: bool = True) -> torch.Tensor:
+def reference(
+    logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, use_k: bool = True, use_p: bool = True
+) -> torch.Tensor:
     """Row by row, in float64 accumulation, with Python control flow."""
     out = torch.full_like(logits, float("-inf"))
     for b in range(logits.shape[0]):
@@ -57,7 +61,7 @@ def reference(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, use_k: boo
             pb = float(p[b])
             kept, mass = [], 0.0
             for j, i in enumerate(cand):
-                if mass >= pb and pb < 1:   # p = 1 means "off", whatever the rounding
+                if mass >= pb and pb < 1:  # p = 1 means "off", whatever the rounding
                     break
                 kept.append(i)
                 mass += sub[j]
@@ -90,7 +94,7 @@ def sample(masked: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 gen = torch.Generator().manual_seed(1)
-draws = sample(masked.repeat(50, 1), gen).view(50, -1)        # 50 draws per row, one batched call
+draws = sample(masked.repeat(50, 1), gen).view(50, -1)  # 50 draws per row, one batched call
 inside = torch.isfinite(masked.gather(-1, draws.T))
 check(bool(inside.all()), "every sampled token is inside its row's kept set")
 probs0 = torch.softmax(logits, -1).sort(-1, descending=True).values
@@ -104,10 +108,6 @@ mean_kept = claim("mean_kept_tokens", float(kept.double().mean()), unit="tokens"
 # A full sort per row over Llama-3.1's vocabulary; the script records the CPU time (not asserted).
 
 # %%
-import time
-
-from qbank.verify import fact, timing
-
 big_v = int(fact("llama3_1_8b.vocab_size", "llama_vocab"))
 rows = int(given("timing_rows", 8, unit="requests", source="rows in the timing run"))
 big = torch.randn(rows, big_v)

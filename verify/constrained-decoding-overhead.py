@@ -35,18 +35,33 @@ check(h2d_share < 0.02, "shipping the packed masks is under 2% of the step")
 
 # %%
 chars = given("mean_token_chars", 4, source="assumed mean characters per token for an English/code BPE vocabulary")
-ns = given("ns_per_transition", 10, unit="ns", source="assumed cost of one DFA transition in compiled code, cache-resident tables")
+ns = given(
+    "ns_per_transition",
+    10,
+    unit="ns",
+    source="assumed cost of one DFA transition in compiled code, cache-resident tables",
+)
 naive = claim("naive_walk_time", vocab * chars * ns * 1e-9, unit="s")
 naive_ratio = claim("naive_over_budget", naive / budget, unit="x")
 check(naive > 100 * budget, "a per-step walk of the vocabulary is hopeless on the critical path")
 states = given("schema_states", 2000, unit="elements", source="assumed automaton size for a mid-size JSON schema")
 table = claim("state_table_bytes", states * mask_bytes, unit="B")
 
-dep_share = given("context_dependent_share", 0.01, unit="fraction", source="assumed share of tokens whose validity depends on the pushdown stack (XGrammar's context-dependent tokens; the paper reports a small minority)")
+dep_share = given(
+    "context_dependent_share",
+    0.01,
+    unit="fraction",
+    source=(
+        "assumed share of tokens whose validity depends on the pushdown stack "
+        "(XGrammar's context-dependent tokens; the paper reports a small minority)"
+    ),
+)
 dep = claim("context_dependent_check_time", vocab * dep_share * chars * ns * 1e-9, unit="s")
 serial = claim("serial_batch_check_time", batch * dep, unit="s")
 cores = given("host_cores", 16, source="host cores given to grammar work")
 serial_ratio = claim("serial_over_step", serial / step, unit="x")
 parallel = claim("parallel_batch_check_time", serial / cores, unit="s")
-check(serial > step > parallel, "serial runtime checks would exceed the step; spread over cores and overlapped they fit")
+check(
+    serial > step > parallel, "serial runtime checks would exceed the step; spread over cores and overlapped they fit"
+)
 print(step, budget, mask_bytes, h2d, h2d_share, naive, table, dep, serial, parallel)

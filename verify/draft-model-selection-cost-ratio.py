@@ -31,7 +31,10 @@ check(400e9 < P405 < 410e9, "405B count lands near 405B")
 candidates = {
     "d8b": (P8, given("alpha_8b", 0.7, unit="fraction", source="assumed acceptance of the 8B sibling at T=1")),
     "d70b": (P70, given("alpha_70b", 0.85, unit="fraction", source="assumed acceptance of the 70B sibling at T=1")),
-    "head": (layer405 + head405, given("alpha_head", 0.75, unit="fraction", source="assumed acceptance of a one-layer EAGLE-style head at T=1")),
+    "head": (
+        layer405 + head405,
+        given("alpha_head", 0.75, unit="fraction", source="assumed acceptance of a one-layer EAGLE-style head at T=1"),
+    ),
 }
 
 
@@ -49,7 +52,9 @@ for k, (p, a) in candidates.items():
 check(results["d8b"] > results["d70b"], "the small draft beats the much better but 9x costlier one")
 # how good would the 70B draft have to be to tie the 8B draft?
 c70 = P70 / P405
-need = next(x / 1000 for x in range(500, 1000) if max(speedup(x / 1000, g, c70) for g in range(1, 31)) >= results["d8b"])
+need = next(
+    x / 1000 for x in range(500, 1000) if max(speedup(x / 1000, g, c70) for g in range(1, 31)) >= results["d8b"]
+)
 claim("alpha_70b_to_tie", need, unit="fraction")
 # the head's cost is dominated by the LM head it re-runs
 claim("head_lm_share", head405 / (layer405 + head405), unit="fraction")

@@ -16,14 +16,14 @@ kv_heads = fact("llama3_1_8b.num_key_value_heads", "kv_heads")
 head_dim = fact("llama3_1_8b.head_dim", "head_dim")
 ffn = fact("llama3_1_8b.intermediate_size", "ffn")
 vocab = fact("llama3_1_8b.vocab_size", "vocab")
-bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw")                    # TB/s
-flops = fact("h100_sxm.bf16_dense", "bf16_flops")                 # TFLOP/s, dense
+bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw")  # TB/s
+flops = fact("h100_sxm.bf16_dense", "bf16_flops")  # TFLOP/s, dense
 
 layer_params = d * (d + 2 * kv_heads * head_dim + d) + 3 * d * ffn
 lm_head = vocab * d
-total = claim("total_params", L * layer_params + 2 * lm_head, unit="params")   # untied embedding + head
+total = claim("total_params", L * layer_params + 2 * lm_head, unit="params")  # untied embedding + head
 draft_params = claim("draft_params", layer_params + lm_head, unit="params")
-c = claim("cost_ratio_c", draft_params / total, unit="fraction")       # both steps weight-read bound
+c = claim("cost_ratio_c", draft_params / total, unit="fraction")  # both steps weight-read bound
 check(7.9e9 < total < 8.1e9, "parameter count lands at Llama-3.1-8B's ~8.0B")
 head_share = claim("head_layer_share", layer_params / total, unit="fraction")
 
@@ -59,7 +59,12 @@ check(a_sharp < a0 and a_late < a_sharp, "sharpening and shifting both lower acc
 
 # %%
 gamma = int(given("gamma", 4, unit="tokens", source="draft length"))
-alpha_real0 = given("alpha_real_step0", 0.8, unit="fraction", source="assumed EAGLE-class acceptance at temperature 1 on in-distribution prompts")
+alpha_real0 = given(
+    "alpha_real_step0",
+    0.8,
+    unit="fraction",
+    source="assumed EAGLE-class acceptance at temperature 1 on in-distribution prompts",
+)
 
 
 def speedup(a: float, g: int, cc: float) -> float:
@@ -90,12 +95,24 @@ def step_time(tokens: float) -> float:
 
 plain_tps = claim("plain_tokens_per_s", batch / step_time(batch), unit="tokens/s")
 E0 = (1 - alpha_real0 ** (gamma + 1)) / (1 - alpha_real0)
-spec_time = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * batch / (flops * 1e12)) + step_time(batch * (gamma + 1))
+spec_time = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * batch / (flops * 1e12)) + step_time(
+    batch * (gamma + 1)
+)
 spec_tps = claim("spec_tokens_per_s_step0", batch * E0 / spec_time, unit="tokens/s")
 ratio = claim("spec_over_plain_at_batch", spec_tps / plain_tps, unit="x")
 check(ratio < 1, "at rollout batch, even step-0 acceptance loses throughput")
 breakeven_req = claim("compute_bound_requests", ridge / (gamma + 1), unit="requests")
-print(round(c, 4), round(a0, 3), round(a_sharp, 3), round(a_late, 3), round(s0, 2), round(s_late, 2), round(ridge), round(ratio, 2), breakeven_req)
+print(
+    round(c, 4),
+    round(a0, 3),
+    round(a_sharp, 3),
+    round(a_late, 3),
+    round(s0, 2),
+    round(s_late, 2),
+    round(ridge),
+    round(ratio, 2),
+    breakeven_req,
+)
 
 # %% [markdown]
 # ## The tail of a rollout batch: few long generations left, small batch again
@@ -106,7 +123,9 @@ tail = int(given("tail_batch", 16, unit="requests", source="assumed: stragglers 
 
 def spec_over_plain(b: int, a: float) -> float:
     e = (1 - a ** (gamma + 1)) / (1 - a)
-    t_spec = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * b / (flops * 1e12)) + step_time(b * (gamma + 1))
+    t_spec = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * b / (flops * 1e12)) + step_time(
+        b * (gamma + 1)
+    )
     return (b * e / t_spec) / (b / step_time(b))
 
 

@@ -47,7 +47,7 @@ def build_schema_dfa() -> tuple[Dfa, int]:
     s = d.literal(0, '{"ok":')
     t_end = d.literal(s, "true")
     f_end = d.literal(s, "fals")
-    d.trans[(f_end, "e")] = t_end                      # both booleans join in one state
+    d.trans[(f_end, "e")] = t_end  # both booleans join in one state
     s = d.literal(t_end, ',"n":')
     minus, zero, digits = d.new(), d.new(), d.new()
     d.trans[(s, "-")] = minus
@@ -71,9 +71,55 @@ n_states = int(claim("n_states", dfa.n))
 # Token id = list index. The last id is EOS (empty text, allowed only in the accept state).
 
 # %%
-VOCAB = ['{"', '{"ok":', "ok", '":', ":", "true", "tr", "ue", "fal", "se", "false", 'e,"', ',"', ',"n":', "n",
-         '"', ",", "-", "0", "1", "12", "7", "00", "-0", "5}", "}", "0}", "9", "3", "e", "t", "f", "a", "l", "s",
-         "r", "u", "o", "k", " ", "hello", "{", '":-', '}"', "true,", "null", "<eos>"]
+VOCAB = [
+    '{"',
+    '{"ok":',
+    "ok",
+    '":',
+    ":",
+    "true",
+    "tr",
+    "ue",
+    "fal",
+    "se",
+    "false",
+    'e,"',
+    ',"',
+    ',"n":',
+    "n",
+    '"',
+    ",",
+    "-",
+    "0",
+    "1",
+    "12",
+    "7",
+    "00",
+    "-0",
+    "5}",
+    "}",
+    "0}",
+    "9",
+    "3",
+    "e",
+    "t",
+    "f",
+    "a",
+    "l",
+    "s",
+    "r",
+    "u",
+    "o",
+    "k",
+    " ",
+    "hello",
+    "{",
+    '":-',
+    '}"',
+    "true,",
+    "null",
+    "<eos>",
+]
 EOS = len(VOCAB) - 1
 vocab = int(claim("vocab_size", len(VOCAB), unit="tokens"))
 
@@ -94,10 +140,10 @@ def allowed_table(vocab_list: list[str], eos: int) -> tuple[torch.Tensor, torch.
     for s in range(dfa.n):
         for t, text in enumerate(vocab_list):
             if t == eos:
-                allowed[s, t] = s == ACCEPT                  # EOS only where the document is complete
+                allowed[s, t] = s == ACCEPT  # EOS only where the document is complete
                 continue
             if text == "":
-                continue                                     # empty non-EOS tokens never advance: forbid
+                continue  # empty non-EOS tokens never advance: forbid
             e = walk(s, text)
             if e != DEAD:
                 allowed[s, t], nxt[s, t] = True, e
@@ -109,16 +155,17 @@ ALLOWED, NEXT = allowed_table(VOCAB, EOS)
 # %% [markdown]
 # ## Pack into int32 words, and apply to logits
 
+
 # %%
 def pack(allowed: torch.Tensor) -> torch.Tensor:
     """bool [..., V] -> int32 [..., ceil(V/32)]; token t is bit t & 31 of word t >> 5 (LSB first)."""
     v = allowed.shape[-1]
     w = (v + 31) // 32
     padded = torch.zeros(*allowed.shape[:-1], w * 32, dtype=torch.int64)
-    padded[..., :v] = allowed.long()                             # padding bits stay 0: never allowed
+    padded[..., :v] = allowed.long()  # padding bits stay 0: never allowed
     weights = torch.ones(32, dtype=torch.int64) << torch.arange(32)
     words = (padded.view(*allowed.shape[:-1], w, 32) * weights).sum(-1)
-    words = torch.where(words >= 2**31, words - 2**32, words)   # reinterpret as two's-complement int32
+    words = torch.where(words >= 2**31, words - 2**32, words)  # reinterpret as two's-complement int32
     return words.to(torch.int32)
 
 
@@ -154,10 +201,10 @@ def apply_reference(logits: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
     return out
 
 
-TABLE = pack(ALLOWED)                                           # [states, W], built once per schema
+TABLE = pack(ALLOWED)  # [states, W], built once per schema
 kernel_check("pack_int32_vs_bitwise", pack, pack_reference, ALLOWED)
 rand_bits = int(given("random_row_bits", 77, source="a row length that is not a multiple of 32"))
-rand_allowed = torch.rand(16, rand_bits) < 0.5                         # non-multiple of 32, bit 31 often set
+rand_allowed = torch.rand(16, rand_bits) < 0.5  # non-multiple of 32, bit 31 often set
 kernel_check("pack_random_vs_bitwise", pack, pack_reference, rand_allowed)
 batch_states = torch.randint(0, dfa.n, (32,))
 logits = torch.randn(32, vocab)
@@ -171,17 +218,23 @@ words_per_row = int(claim("words_per_row", TABLE.shape[1], unit="words"))
 tid = {t: i for i, t in enumerate(VOCAB)}
 after_colon = walk(0, '{"ok":')
 check(bool(ALLOWED[0, tid['{"ok":']]) and bool(ALLOWED[0, tid['{"']]), "start: whole-prefix and partial tokens allowed")
-check(bool(ALLOWED[after_colon, tid["fal"]]) and bool(ALLOWED[after_colon, tid["t"]]) and not bool(ALLOWED[after_colon, tid["n"]]),
-      "booleans enter from the value state; other letters do not")
-check(NEXT[walk(0, '{"ok":tr'), tid['ue']].item() == walk(0, '{"ok":true'), "multi-state token 'ue' lands after true")
+check(
+    bool(ALLOWED[after_colon, tid["fal"]])
+    and bool(ALLOWED[after_colon, tid["t"]])
+    and not bool(ALLOWED[after_colon, tid["n"]]),
+    "booleans enter from the value state; other letters do not",
+)
+check(NEXT[walk(0, '{"ok":tr'), tid["ue"]].item() == walk(0, '{"ok":true'), "multi-state token 'ue' lands after true")
 check(bool(ALLOWED[walk(0, '{"ok":fals'), tid['e,"']]), "token 'e,\"' spans boolean end, comma and quote")
-check(bool(ALLOWED[walk(0, '{"ok":true'), tid['true,']]) is False, "'true,' not allowed after true")
-check(bool(ALLOWED[walk(0, '{"ok":'), tid['true,']]), "'true,' spans value and separator")
+check(bool(ALLOWED[walk(0, '{"ok":true'), tid["true,"]]) is False, "'true,' not allowed after true")
+check(bool(ALLOWED[walk(0, '{"ok":'), tid["true,"]]), "'true,' spans value and separator")
 int_start = walk(0, '{"ok":true,"n":')
 check(not bool(ALLOWED[int_start, tid["00"]]) and bool(ALLOWED[int_start, tid["0}"]]), "no leading zeros; 0} closes")
 check(not bool(ALLOWED[walk(0, '{"ok":true,"n":0'), tid["0"]]), "no digit after a lone 0")
-check(bool(ALLOWED[walk(0, '{"ok":true,"n":-'), tid["5}"]]) and not bool(ALLOWED[walk(0, '{"ok":true,"n":-'), tid["-0"]]),
-      "after '-', a digit; not a second '-'")
+check(
+    bool(ALLOWED[walk(0, '{"ok":true,"n":-'), tid["5}"]]) and not bool(ALLOWED[walk(0, '{"ok":true,"n":-'), tid["-0"]]),
+    "after '-', a digit; not a second '-'",
+)
 check(int(ALLOWED[:, EOS].sum()) == 1 and bool(ALLOWED[ACCEPT, EOS]), "EOS allowed in exactly the accept state")
 check(int(ALLOWED[ACCEPT].sum()) == 1, "in the accept state only EOS is allowed ('}\"' and ' ' are not)")
 check(not bool(ALLOWED[:, tid[" "]].any()), "whitespace token never allowed by this compact grammar")
@@ -194,7 +247,9 @@ small_allowed, _ = allowed_table(small, len(small) - 1)
 fa_state = walk(0, '{"ok":fa')
 check(int(small_allowed[fa_state].sum()) == 0, "a vocabulary can leave a reachable state with an empty set")
 masked = apply_mask(torch.zeros(1, len(small)), pack(small_allowed[fa_state : fa_state + 1]))
-check(bool(torch.isnan(torch.softmax(masked, -1)).all()), "an empty set makes softmax NaN: must be detected, not sampled")
+check(
+    bool(torch.isnan(torch.softmax(masked, -1)).all()), "an empty set makes softmax NaN: must be detected, not sampled"
+)
 empty_states = claim("empty_states_full_vocab", int((ALLOWED.sum(1) == 0).sum()), unit="elements")
 check(empty_states == 0, "with the full vocabulary every state has at least one allowed token")
 
@@ -220,8 +275,10 @@ for _ in range(n_docs):
     valid += int(ok and isinstance(obj["ok"], bool) and isinstance(obj["n"], int))
 valid_frac = claim("valid_fraction", valid / n_docs, unit="fraction")
 check(valid_frac == 1.0, "every finished rollout is schema-valid JSON")
-check(any('"ok":true' in d for d in docs) and any('"ok":false' in d for d in docs) and any(":-" in d for d in docs),
-      "the mask is not over-restrictive: both booleans and negative integers occur")
+check(
+    any('"ok":true' in d for d in docs) and any('"ok":false' in d for d in docs) and any(":-" in d for d in docs),
+    "the mask is not over-restrictive: both booleans and negative integers occur",
+)
 
 # %% [markdown]
 # ## Real vocabulary sizes: words and bytes per row

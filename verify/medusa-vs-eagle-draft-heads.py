@@ -12,17 +12,25 @@ from qbank.verify import check, claim, fact, given
 
 T1 = "arXiv:2503.01840 Table 1 (Vicuna-13B, MT-bench, T=0)"
 rows = {
-    "medusa": (fact("reported_acceptance_lengths.medusa_vicuna13b_mtbench_tau", "tau_medusa"),
-               given("speedup_medusa", 2.07, unit="x", source=T1)),
-    "eagle1": (fact("reported_acceptance_lengths.eagle1_vicuna13b_mtbench_tau", "tau_eagle1"),
-               given("speedup_eagle1", 3.07, unit="x", source=T1)),
-    "eagle2": (fact("reported_acceptance_lengths.eagle2_vicuna13b_mtbench_tau", "tau_eagle2"),
-               given("speedup_eagle2", 4.26, unit="x", source=T1)),
-    "eagle3": (fact("reported_acceptance_lengths.eagle3_vicuna13b_mtbench_tau", "tau_eagle3"),
-               given("speedup_eagle3", 5.58, unit="x", source=T1)),
+    "medusa": (
+        fact("reported_acceptance_lengths.medusa_vicuna13b_mtbench_tau", "tau_medusa"),
+        given("speedup_medusa", 2.07, unit="x", source=T1),
+    ),
+    "eagle1": (
+        fact("reported_acceptance_lengths.eagle1_vicuna13b_mtbench_tau", "tau_eagle1"),
+        given("speedup_eagle1", 3.07, unit="x", source=T1),
+    ),
+    "eagle2": (
+        fact("reported_acceptance_lengths.eagle2_vicuna13b_mtbench_tau", "tau_eagle2"),
+        given("speedup_eagle2", 4.26, unit="x", source=T1),
+    ),
+    "eagle3": (
+        fact("reported_acceptance_lengths.eagle3_vicuna13b_mtbench_tau", "tau_eagle3"),
+        given("speedup_eagle3", 5.58, unit="x", source=T1),
+    ),
 }
 for k, (tau, sp) in rows.items():
-    claim(f"cycle_cost_{k}", tau / sp, unit="x")             # cost of one draft+verify cycle in vanilla steps
+    claim(f"cycle_cost_{k}", tau / sp, unit="x")  # cost of one draft+verify cycle in vanilla steps
 check(all(1 < tau / sp < 1.4 for tau, sp in rows.values()), "every method pays 1.1-1.3 vanilla steps per cycle")
 claim("tau_gain_eagle3_over_medusa", rows["eagle3"][0] / rows["medusa"][0], unit="x")
 
@@ -44,9 +52,9 @@ base = torch.randn(V, dtype=torch.float64) * 3
 
 def accept2(temp: float) -> tuple[float, float]:
     p1 = torch.softmax(base / temp, 0)
-    marg = p1 @ cond                                   # what a Medusa head can at best predict
+    marg = p1 @ cond  # what a Medusa head can at best predict
     medusa = float((p1 * torch.minimum(cond, marg.unsqueeze(0)).sum(1)).sum())
-    return medusa, 1.0                                  # a perfect autoregressive head matches cond exactly
+    return medusa, 1.0  # a perfect autoregressive head matches cond exactly
 
 
 for name, t in (("peaked", 0.3), ("flat", 1.5)):

@@ -1,6 +1,7 @@
 # %% [markdown]
 # # Prompt-lookup (n-gram) drafting: a free draft for copy-heavy outputs
-# The draft is a lookup, not a model (prompt lookup decoding, Saxena 2023, github.com/apoorvumang/prompt-lookup-decoding;
+# The draft is a lookup, not a model (prompt lookup decoding, Saxena 2023,
+# github.com/apoorvumang/prompt-lookup-decoding;
 # vLLM's "ngram" speculative method): find the last n generated tokens earlier in the context and propose
 # the tokens that followed them. Verification here is greedy against a known target sequence, so a step
 # accepts the longest matching prefix plus the target's own next token.
@@ -44,7 +45,7 @@ def run(target: list[int]) -> tuple[int, int, int]:
         while i < len(draft) and len(out) + i < len(target) and draft[i] == target[len(out) + i]:
             i += 1
         accepted += i
-        out += target[len(out) : len(out) + i + 1]          # accepted prefix + the target's own token
+        out += target[len(out) : len(out) + i + 1]  # accepted prefix + the target's own token
         steps += 1
     check(out[: len(target)] == target, "greedy verification reproduces the target exactly")
     return steps, drafted, accepted

@@ -19,8 +19,8 @@ def params(prefix: str) -> tuple[float, float, float]:
     ffn = fact(f"{prefix}.intermediate_size", f"{prefix}_ffn")
     v = fact(f"{prefix}.vocab_size", f"{prefix}_vocab")
     total = L * (d * (2 * d + 2 * kvh * hd) + 3 * d * ffn) + 2 * v * d
-    kv_per_token = 2 * L * kvh * hd * 2            # K and V, bf16
-    attn_flops_per_ctx = 4 * L * d                 # QK^T and PV: 2 FLOP each per head-dim per context token
+    kv_per_token = 2 * L * kvh * hd * 2  # K and V, bf16
+    attn_flops_per_ctx = 4 * L * d  # QK^T and PV: 2 FLOP each per head-dim per context token
     return total, kv_per_token, attn_flops_per_ctx
 
 
@@ -29,7 +29,9 @@ P8, kv8, att8 = params("llama3_1_8b")
 claim("target_params", P70, unit="params")
 claim("draft_params", P8, unit="params")
 check(70.0e9 < P70 < 71.0e9, "70B count lands at ~70.6B")
-gpus = given("tp_gpus", 4, unit="GPUs", source="assumed TP=4: 141 GB of bf16 weights plus KV need more than two 80 GB H100s")
+gpus = given(
+    "tp_gpus", 4, unit="GPUs", source="assumed TP=4: 141 GB of bf16 weights plus KV need more than two 80 GB H100s"
+)
 bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw") * 1e12 * gpus
 fl = fact("h100_sxm.bf16_dense", "bf16_flops") * 1e12 * gpus
 ctx_short = given("context_short", 512, unit="tokens", source="assumed mean context per request in a short-chat mix")
@@ -40,7 +42,7 @@ ridge = claim("ridge_flop_per_byte", fl / bw)
 
 def step(P: float, kv: float, att: float, batch: float, q_tokens: int, ctx: float) -> float:
     """Roofline time of one pass scoring q_tokens new tokens for each of `batch` requests."""
-    bytes_read = 2 * P + batch * ctx * kv                        # weights once, each request's KV once
+    bytes_read = 2 * P + batch * ctx * kv  # weights once, each request's KV once
     flop = batch * q_tokens * (2 * P + att * ctx)
     return max(bytes_read / bw, flop / fl)
 
@@ -56,7 +58,9 @@ def speedup(batch: float, gamma: int, ctx: float) -> float:
 
 # %%
 gamma = int(given("gamma", 4, unit="tokens", source="typical draft length"))
-c_small = claim("c_at_batch1", step(P8, kv8, att8, 1, 1, ctx_short) / step(P70, kv70, att70, 1, 1, ctx_short), unit="fraction")
+c_small = claim(
+    "c_at_batch1", step(P8, kv8, att8, 1, 1, ctx_short) / step(P70, kv70, att70, 1, 1, ctx_short), unit="fraction"
+)
 for b in (1, 32, 64, 128, 192, 256):
     given(f"batch_{b}", b, unit="requests", source="table row")
     claim(f"speedup_g4_b{b}", speedup(b, gamma, ctx_short), unit="x")
@@ -73,7 +77,9 @@ def breakeven(fn) -> int:
 
 
 b_g4 = claim("breakeven_batch_g4", breakeven(lambda b: speedup(b, gamma, ctx_short)), unit="requests")
-b_best = claim("breakeven_batch_best", breakeven(lambda b: max(speedup(b, g, ctx_short) for g in range(1, 13))), unit="requests")
+b_best = claim(
+    "breakeven_batch_best", breakeven(lambda b: max(speedup(b, g, ctx_short) for g in range(1, 13))), unit="requests"
+)
 b_g4_w = claim("breakeven_batch_g4_weights_only", breakeven(lambda b: speedup(b, gamma, 0)), unit="requests")
 b_g4_long = claim("breakeven_batch_g4_long", breakeven(lambda b: speedup(b, gamma, ctx_long)), unit="requests")
 check(b_g4_w < b_g4 < b_best, "KV reads and a shorter draft both push the break-even batch up")
@@ -100,4 +106,13 @@ verify_bound = claim("verify_compute_bound_batch_g4", ridge / (gamma + 1), unit=
 plain_bound = claim("plain_compute_bound_batch", ridge, unit="requests")
 kv_req = claim("kv_bytes_per_request_long", ctx_long * kv70, unit="B")
 weights = claim("target_weight_bytes", 2 * P70, unit="B")
-print({b: round(speedup(b, 4, ctx_short), 2) for b in (1, 32, 64, 128, 192, 256)}, b_g4, b_best, b_g4_w, b_g4_long, cap_short, cap_long, round(c_small, 3))
+print(
+    {b: round(speedup(b, 4, ctx_short), 2) for b in (1, 32, 64, 128, 192, 256)},
+    b_g4,
+    b_best,
+    b_g4_w,
+    b_g4_long,
+    cap_short,
+    cap_long,
+    round(c_small, 3),
+)

@@ -25,10 +25,17 @@ def speedup(a: float, g: int, c: float) -> float:
 
 
 c_small = given("c_small", 0.05, unit="fraction", source=f"{SRC} §3.5/§4: observed draft/target cost ratios c < 0.05")
-c_big = given("c_big", 0.2, unit="fraction", source="assumed: a draft a fifth as costly as the target (e.g. a mid-size draft on the same GPU)")
-alphas = {"a06": given("alpha_low", 0.6, unit="fraction", source="example acceptance rate"),
-          "a08": given("alpha_mid", 0.8, unit="fraction", source="example acceptance rate"),
-          "a09": given("alpha_high", 0.9, unit="fraction", source="example acceptance rate")}
+c_big = given(
+    "c_big",
+    0.2,
+    unit="fraction",
+    source="assumed: a draft a fifth as costly as the target (e.g. a mid-size draft on the same GPU)",
+)
+alphas = {
+    "a06": given("alpha_low", 0.6, unit="fraction", source="example acceptance rate"),
+    "a08": given("alpha_mid", 0.8, unit="fraction", source="example acceptance rate"),
+    "a09": given("alpha_high", 0.9, unit="fraction", source="example acceptance rate"),
+}
 gammas = [int(given(f"gamma_{g}", g, unit="tokens", source="example draft length")) for g in (1, 3, 5, 8)]
 
 # %% [markdown]
@@ -39,7 +46,7 @@ for key, a in alphas.items():
     for g in gammas:
         claim(f"tokens_{key}_g{g}", tokens_per_step(a, g), unit="tokens")
         claim(f"speedup_{key}_g{g}", speedup(a, g, c_small), unit="x")
-    claim(f"ceiling_{key}", 1 / (1 - a), unit="tokens")           # gamma -> infinity
+    claim(f"ceiling_{key}", 1 / (1 - a), unit="tokens")  # gamma -> infinity
 
 # %% [markdown]
 # ## Optimal gamma (integer search) at both cost ratios
@@ -60,9 +67,14 @@ for a in (0.1, 0.5, 0.9):
         check(abs(speedup(a, 1, c) - (1 + a) / (1 + c)) < 1e-12, f"gamma=1 speedup is (1+a)/(1+c) at a={a}, c={c}")
         gains = max(speedup(a, g, c) for g in range(1, 60)) > 1
         check(gains == (a > c), f"a gain exists iff a > c (a={a}, c={c})")
-removed = min((speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_small)), c_small)
-               - speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_big)), c_big))
-              / (speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_small)), c_small) - 1) for a in alphas.values())
+removed = min(
+    (
+        speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_small)), c_small)
+        - speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_big)), c_big)
+    )
+    / (speedup(a, max(range(1, 41), key=lambda g: speedup(a, g, c_small)), c_small) - 1)
+    for a in alphas.values()
+)
 gain_removed = claim("gain_removed_min", removed, unit="fraction")
 c_ratio = claim("c_ratio", c_big / c_small, unit="x")
 one_token = claim("speedup_gamma0", speedup(0.8, 0, 0.05), unit="x")

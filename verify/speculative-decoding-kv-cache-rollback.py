@@ -27,8 +27,13 @@ draft_kv_req = claim("draft_lookahead_bytes_per_request", gamma * kv8, unit="B")
 # %%
 accepted = given("accepted_tokens", 4, unit="tokens", source="example accepted path length")
 copy_bytes = claim("compaction_bytes_batch", batch * accepted * kv70, unit="B")
-copy_time = claim("compaction_time", 2 * copy_bytes / (gpus * bw * 1e12), unit="s")      # read + write
-target_params = given("target_params", 70.55e9, unit="params", source="Llama-3.1-70B count from the sku_list.py config: 80 layers x (attention + MLP) + untied embedding and head")
+copy_time = claim("compaction_time", 2 * copy_bytes / (gpus * bw * 1e12), unit="s")  # read + write
+target_params = given(
+    "target_params",
+    70.55e9,
+    unit="params",
+    source="Llama-3.1-70B count from the sku_list.py config: 80 layers x (attention + MLP) + untied embedding and head",
+)
 step = claim("decode_step_time", 2 * target_params / (gpus * bw * 1e12), unit="s")
 check(copy_time / step < 0.01, "compaction is under 1% of a weight-bound decode step")
 share = claim("compaction_share_of_step", copy_time / step, unit="fraction")
@@ -41,11 +46,11 @@ rng = random.Random(0)
 length, blocks, worst, freed = 100, -(-100 // block), 0, 0
 ok = True
 for _ in range(2000):
-    need = -(-(length + gamma + 1) // block)               # room for the verify pass's writes
+    need = -(-(length + gamma + 1) // block)  # room for the verify pass's writes
     worst = max(worst, need - -(-length // block))
     blocks = max(blocks, need)
-    k = rng.choice([0, 0, 1, 2, 3, 4, 4])                 # accepted drafts this step
-    length += k + 1                                        # + the target's own token
+    k = rng.choice([0, 0, 1, 2, 3, 4, 4])  # accepted drafts this step
+    length += k + 1  # + the target's own token
     keep = -(-length // block)
     freed += blocks - keep
     blocks = keep

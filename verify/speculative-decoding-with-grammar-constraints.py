@@ -27,9 +27,9 @@ def norm(v: torch.Tensor) -> torch.Tensor:
     return v / v.sum()
 
 
-p1 = torch.softmax(torch.randn(V, dtype=torch.float64), 0)              # target, position 1
-p2 = torch.softmax(torch.randn(V, V, dtype=torch.float64), 1)           # target, position 2 given x1
-q1 = torch.softmax(torch.log(p1) + 0.8 * torch.randn(V, dtype=torch.float64), 0)   # draft
+p1 = torch.softmax(torch.randn(V, dtype=torch.float64), 0)  # target, position 1
+p2 = torch.softmax(torch.randn(V, V, dtype=torch.float64), 1)  # target, position 2 given x1
+q1 = torch.softmax(torch.log(p1) + 0.8 * torch.randn(V, dtype=torch.float64), 0)  # draft
 q2 = torch.softmax(torch.log(p2) + 0.8 * torch.randn(V, V, dtype=torch.float64), 1)
 
 
@@ -49,8 +49,8 @@ def two_token_dist(mask2_of, draft_masked: bool) -> torch.Tensor:
     tp1 = norm(p1 * M0)
     dq1 = norm(q1 * M0) if draft_masked else q1
     joint = torch.zeros(V, V, dtype=torch.float64)
-    acc1 = torch.minimum(tp1, dq1)                     # x1 proposed and accepted
-    rej1 = accept_emit(tp1, dq1) - acc1                # x1 emitted by a rejection at position 1
+    acc1 = torch.minimum(tp1, dq1)  # x1 proposed and accepted
+    rej1 = accept_emit(tp1, dq1) - acc1  # x1 emitted by a rejection at position 1
     for x1 in range(V):
         exact2 = norm(p2[x1] * next_mask(x1))
         joint[x1] += rej1[x1] * exact2
@@ -65,7 +65,7 @@ def two_token_dist(mask2_of, draft_masked: bool) -> torch.Tensor:
 truth = norm(p1 * M0).unsqueeze(1) * torch.stack([norm(p2[x] * next_mask(x)) for x in range(V)])
 correct = two_token_dist(next_mask, draft_masked=True)
 unmasked_draft = two_token_dist(next_mask, draft_masked=False)
-stale = two_token_dist(lambda x1: M0, draft_masked=True)        # bug: position 2 uses the pre-step state
+stale = two_token_dist(lambda x1: M0, draft_masked=True)  # bug: position 2 uses the pre-step state
 
 tv_correct = claim("tv_correct", 0.5 * float((correct - truth).abs().sum()), unit="fraction")
 tv_unmasked = claim("tv_unmasked_draft", 0.5 * float((unmasked_draft - truth).abs().sum()), unit="fraction")
@@ -73,7 +73,10 @@ tv_stale = claim("tv_stale_state", 0.5 * float((stale - truth).abs().sum()), uni
 valid = torch.stack([next_mask(x) for x in range(V)]) * M0.unsqueeze(1)
 invalid_stale = claim("invalid_mass_stale_state", float((stale * (1 - valid)).sum()), unit="fraction")
 check(tv_correct < 1e-12 and tv_unmasked < 1e-12, "masked target + any draft is lossless w.r.t. the masked target")
-check(tv_stale > 0.05 and invalid_stale > 0.05, "a stale grammar state at position 2 changes the distribution and emits invalid pairs")
+check(
+    tv_stale > 0.05 and invalid_stale > 0.05,
+    "a stale grammar state at position 2 changes the distribution and emits invalid pairs",
+)
 
 # %% [markdown]
 # ## Acceptance at position 1 with and without masking the draft

@@ -12,13 +12,15 @@ from qbank.verify import check, claim, given, kernel_check
 torch.manual_seed(0)
 vocab = int(given("vocab", 8, unit="tokens", source="toy vocabulary, small enough for a chi-square test"))
 n_samples = int(given("n_samples", 200_000, unit="elements", source="sample count for the empirical test"))
-false_alarm = given("false_alarm_rate", 0.001, unit="fraction", source="chosen test level: a correct kernel fails 1 run in 1000")
+false_alarm = given(
+    "false_alarm_rate", 0.001, unit="fraction", source="chosen test level: a correct kernel fails 1 run in 1000"
+)
 gamma = int(given("gamma", 4, unit="tokens", source="draft length for the multi-token run"))
 n_steps = int(given("n_steps", 50_000, unit="steps", source="verification steps for the accepted-length test"))
 
 logits = torch.randn(vocab, dtype=torch.float64) * 1.5
-p = torch.softmax(logits, dim=0)                                                    # target
-q = torch.softmax(logits + 0.7 * torch.randn(vocab, dtype=torch.float64), dim=0)   # draft: a noisy copy
+p = torch.softmax(logits, dim=0)  # target
+q = torch.softmax(logits + 0.7 * torch.randn(vocab, dtype=torch.float64), dim=0)  # draft: a noisy copy
 
 
 # %% [markdown]
@@ -26,11 +28,14 @@ q = torch.softmax(logits + 0.7 * torch.randn(vocab, dtype=torch.float64), dim=0)
 # Batched over rows: each row has a drafted token `x ~ q`, a uniform `u` for the accept test and a
 # uniform `v` for the residual draw (inverse CDF), so the kernel is deterministic given its inputs.
 
+
 # %%
-def speculative_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def speculative_step(
+    p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor
+) -> torch.Tensor:
     """Return the emitted token per row: x if accepted, else a draw from norm(max(0, p - q))."""
     px, qx = p[x], q[x]
-    accept = u * qx < px                                  # u < p/q without dividing by a zero q
+    accept = u * qx < px  # u < p/q without dividing by a zero q
     resid = torch.clamp(p - q, min=0)
     resid = resid / resid.sum()
     cdf = torch.cumsum(resid, 0)
@@ -41,9 +46,9 @@ def speculative_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch
 def reference_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """Row-by-row Python version of the same rule, written for clarity."""
     out = []
-    resid = [max(0.0, float(a) - float(b)) for a, b in zip(p, q)]
+    resid = [max(0.0, float(a) - float(b)) for a, b in zip(p, q, strict=False)]
     total = sum(resid)
-    for xi, ui, vi in zip(x.tolist(), u.tolist(), v.tolist()):
+    for xi, ui, vi in zip(x.tolist(), u.tolist(), v.tolist(), strict=False):
         if ui < float(p[xi]) / float(q[xi]):
             out.append(xi)
             continue
@@ -83,7 +88,11 @@ prob_total = claim("prob_total", float(emit.sum()), unit="fraction")
 dof = claim("dof", vocab - 1, unit="dims")
 z = float(torch.special.ndtri(torch.tensor(1 - false_alarm, dtype=torch.float64)))
 crit = claim("chi2_critical", dof * (1 - 2 / (9 * dof) + z * (2 / (9 * dof)) ** 0.5) ** 3)
-table = given("chi2_critical_table", 24.322, source="chi-square table, 7 d.o.f., upper 0.001 point (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4)")
+table = given(
+    "chi2_critical_table",
+    24.322,
+    source="chi-square table, 7 d.o.f., upper 0.001 point (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4)",
+)
 wh_tol = given("wh_tolerance", 0.01, unit="fraction", source="acceptance band for the approximation against the table")
 check(abs(crit - table) / table < wh_tol, "Wilson-Hilferty within 1% of the tabulated critical value")
 
@@ -96,13 +105,18 @@ check(stat < crit, "kernel output passes the goodness-of-fit test against p")
 
 accepted = (us * q[xs] < p[xs]).double()
 alpha_measured = claim("alpha_measured", float(accepted.mean()), unit="fraction")
-band = given("sigma_band", 4, source="tolerance in standard errors of a binomial proportion; 4 sigma keeps false alarms below 1e-4")
+band = given(
+    "sigma_band",
+    4,
+    source="tolerance in standard errors of a binomial proportion; 4 sigma keeps false alarms below 1e-4",
+)
 sigma = (alpha_formula * (1 - alpha_formula) / n_samples) ** 0.5
 check(abs(alpha_measured - alpha_formula) < band * sigma, "measured acceptance within 4 sigma of sum min(p, q)")
 
 
 # %% [markdown]
 # ## The test has power: resampling from p on rejection (a common bug) fails it
+
 
 # %%
 def buggy_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,10 +140,12 @@ bug_ratio = claim("bug_over_critical", bug_stat / crit, unit="x")
 u_steps = torch.rand(n_steps, gamma, dtype=torch.float64)
 x_steps = torch.multinomial(q, n_steps * gamma, replacement=True).view(n_steps, gamma)
 acc = u_steps * q[x_steps] < p[x_steps]
-run = torch.cumprod(acc.long(), dim=1).sum(1)            # accepted prefix length
+run = torch.cumprod(acc.long(), dim=1).sum(1)  # accepted prefix length
 tokens_measured = claim("tokens_per_step_measured", float((run + 1).double().mean()), unit="tokens")
 a = alpha_formula
 tokens_formula = claim("tokens_per_step_formula", (1 - a ** (gamma + 1)) / (1 - a), unit="tokens")
 check(abs(tokens_measured - tokens_formula) < 0.02, "measured tokens per step within 0.02 of Eq. (1)")
-print(f"alpha={alpha_formula:.4f} measured={alpha_measured:.4f} chi2={stat:.2f} crit={crit:.2f} bug={bug_stat:.0f} "
-      f"tokens {tokens_measured:.3f} vs {tokens_formula:.3f}")
+print(
+    f"alpha={alpha_formula:.4f} measured={alpha_measured:.4f} chi2={stat:.2f} crit={crit:.2f} bug={bug_stat:.0f} "
+    f"tokens {tokens_measured:.3f} vs {tokens_formula:.3f}"
+)

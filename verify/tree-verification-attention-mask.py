@@ -8,7 +8,7 @@
 # %%
 import torch
 
-from qbank.verify import check, claim, given, kernel_check
+from qbank.verify import check, claim, kernel_check
 
 torch.manual_seed(0)
 V, D = 16, 32
@@ -40,7 +40,7 @@ def greedy_continue(tokens: list[int], n: int) -> list[int]:
     for _ in range(n):
         t = torch.tensor(out)
         out.append(int(model(t, torch.arange(len(out)), causal(len(out)))[-1].argmax()))
-    return out[len(tokens):]
+    return out[len(tokens) :]
 
 
 # %% [markdown]
@@ -51,7 +51,7 @@ def greedy_continue(tokens: list[int], n: int) -> list[int]:
 g = greedy_continue(prefix.tolist(), 4)
 wrong = [(t + 1) % V for t in g]
 #          0      1      2         3         4         5        6         7         8         9
-parents = [-1,    -1,    0,        0,        1,        2,       2,        3,        5,        5]
+parents = [-1, -1, 0, 0, 1, 2, 2, 3, 5, 5]
 tokens = [g[0], wrong[0], g[1], wrong[1], g[1], g[2], wrong[2], g[2], g[3], wrong[3]]
 parents_t, tokens_t = torch.tensor(parents), torch.tensor(tokens)
 n_nodes = int(claim("tree_nodes", len(parents), unit="tokens"))
@@ -63,7 +63,7 @@ def ancestors(parents: torch.Tensor) -> torch.Tensor:
     anc = torch.eye(n, dtype=torch.bool)
     cur = parents.clone()
     rows = torch.arange(n)
-    for _ in range(n):                         # depth <= n; stops early when every pointer reached the root
+    for _ in range(n):  # depth <= n; stops early when every pointer reached the root
         live = cur >= 0
         if not bool(live.any()):
             break
@@ -99,13 +99,14 @@ def tree_mask_reference(parents: torch.Tensor, prefix_len: int) -> torch.Tensor:
 
 
 kernel_check("tree_mask_vs_walk", tree_mask, tree_mask_reference, parents_t, P)
-depth = ancestors(parents_t).sum(1)                  # 1 for children of the root
+depth = ancestors(parents_t).sum(1)  # 1 for children of the root
 max_depth = int(claim("tree_depth", int(depth.max()), unit="tokens"))
 leaves = [i for i in range(n_nodes) if i not in parents]
 n_leaves = int(claim("tree_leaves", len(leaves), unit="tokens"))
 
 # %% [markdown]
 # ## One tree pass equals every branch run sequentially
+
 
 # %%
 def tree_logits(prefix: torch.Tensor, tokens: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
@@ -114,7 +115,7 @@ def tree_logits(prefix: torch.Tensor, tokens: torch.Tensor, parents: torch.Tenso
     d = ancestors(parents).sum(1)
     positions = torch.cat([torch.arange(prefix.numel()), prefix.numel() - 1 + d])
     out = model(seq, positions, tree_mask(parents, prefix.numel()))
-    return out[prefix.numel() - 1:]
+    return out[prefix.numel() - 1 :]
 
 
 def branch_logits(prefix: torch.Tensor, tokens: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
@@ -136,22 +137,23 @@ kernel_check("tree_pass_vs_sequential_branches", tree_logits, branch_logits, pre
 # %% [markdown]
 # ## Accepted-path selection (greedy), vectorized, against verifying each branch on its own
 
+
 # %%
 def select_path(logits: torch.Tensor, tokens: torch.Tensor, parents: torch.Tensor) -> torch.Tensor:
     """Returns [accepted node ids..., -1 padding] of length N+1 and the bonus token at the end."""
     n = tokens.numel()
-    pred = logits.argmax(-1)                            # row 0 = prefix's prediction, row i+1 = node i's
-    ok = tokens == pred[parents + 1]                    # node accepted if it is its parent's argmax
+    pred = logits.argmax(-1)  # row 0 = prefix's prediction, row i+1 = node i's
+    ok = tokens == pred[parents + 1]  # node accepted if it is its parent's argmax
     anc = ancestors(parents)
-    path_ok = ~(anc & ~ok.unsqueeze(0)).any(1)          # every ancestor-or-self accepted
+    path_ok = ~(anc & ~ok.unsqueeze(0)).any(1)  # every ancestor-or-self accepted
     depth = anc.sum(1)
     score = torch.where(path_ok, depth, torch.zeros_like(depth))
-    best = int(score.argmax())                          # first node of maximal accepted depth
+    best = int(score.argmax())  # first node of maximal accepted depth
     out = torch.full((n + 1,), -1, dtype=torch.long)
     if int(score[best]) == 0:
-        out[-1] = int(pred[0])                          # nothing accepted: the target's own token
+        out[-1] = int(pred[0])  # nothing accepted: the target's own token
         return out
-    chain = anc[best].nonzero().squeeze(-1)             # ancestors are ordered: parents precede children
+    chain = anc[best].nonzero().squeeze(-1)  # ancestors are ordered: parents precede children
     out[: chain.numel()] = tokens[chain]
     out[-1] = int(pred[best + 1])
     return out
@@ -184,8 +186,14 @@ def select_reference(logits: torch.Tensor, tokens: torch.Tensor, parents: torch.
 
 
 logits = tree_logits(prefix, tokens_t, parents_t)
-kernel_check("accepted_path_vs_sequential", lambda lg, tk, pa: select_path(lg, tk, pa),
-             select_reference, logits, tokens_t, parents_t)
+kernel_check(
+    "accepted_path_vs_sequential",
+    lambda lg, tk, pa: select_path(lg, tk, pa),
+    select_reference,
+    logits,
+    tokens_t,
+    parents_t,
+)
 sel = select_path(logits, tokens_t, parents_t)
 accepted = int(claim("accepted_tokens", int((sel[:-1] >= 0).sum()), unit="tokens"))
 emitted = claim("emitted_tokens", accepted + 1, unit="tokens")
