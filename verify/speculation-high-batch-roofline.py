@@ -38,6 +38,8 @@ ctx_short = given("context_short", 512, unit="tokens", source="assumed mean cont
 ctx_long = given("context_long", 2048, unit="tokens", source="assumed mean context per request in a longer-context mix")
 alpha = given("alpha", 0.8, unit="fraction", source="assumed acceptance of an 8B draft for the 70B target at T=1")
 ridge = claim("ridge_flop_per_byte", fl / bw)
+flop_per_param = given("flop_per_param_token", 2, unit="FLOP", source="one multiply-add per weight per token")
+bytes_per_param = given("bytes_per_param", 2, unit="B", source="bf16 weights")
 
 
 def step(P: float, kv: float, att: float, batch: float, q_tokens: int, ctx: float) -> float:
@@ -116,3 +118,10 @@ print(
     cap_long,
     round(c_small, 3),
 )
+
+# %% [markdown]
+# ## Parameter counts in the units the answer states them (billions / millions)
+
+# %%
+claim("target_params_billion", P70 / 1e9)
+claim("draft_params_billion", P8 / 1e9)

@@ -54,7 +54,7 @@ wrong = [(t + 1) % V for t in g]
 parents = [-1, -1, 0, 0, 1, 2, 2, 3, 5, 5]
 tokens = [g[0], wrong[0], g[1], wrong[1], g[1], g[2], wrong[2], g[2], g[3], wrong[3]]
 parents_t, tokens_t = torch.tensor(parents), torch.tensor(tokens)
-n_nodes = int(claim("tree_nodes", len(parents), unit="tokens"))
+n_nodes = int(claim("tree_nodes", len(parents)))
 
 
 def ancestors(parents: torch.Tensor) -> torch.Tensor:
@@ -100,9 +100,9 @@ def tree_mask_reference(parents: torch.Tensor, prefix_len: int) -> torch.Tensor:
 
 kernel_check("tree_mask_vs_walk", tree_mask, tree_mask_reference, parents_t, P)
 depth = ancestors(parents_t).sum(1)  # 1 for children of the root
-max_depth = int(claim("tree_depth", int(depth.max()), unit="tokens"))
+max_depth = int(claim("tree_depth", int(depth.max())))
 leaves = [i for i in range(n_nodes) if i not in parents]
-n_leaves = int(claim("tree_leaves", len(leaves), unit="tokens"))
+n_leaves = int(claim("tree_leaves", len(leaves)))
 
 # %% [markdown]
 # ## One tree pass equals every branch run sequentially
