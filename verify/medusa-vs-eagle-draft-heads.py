@@ -29,6 +29,9 @@ rows = {
         given("speedup_eagle3", 5.58, unit="x", source=T1),
     ),
 }
+bench_t = given("benchmark_temperature", 0, source=T1)
+ahead1 = given("offset_next", 1, unit="tokens", source="the next position after the last verified token")
+ahead2 = given("offset_after_next", 2, unit="tokens", source="the position a second Medusa head predicts")
 for k, (tau, sp) in rows.items():
     claim(f"cycle_cost_{k}", tau / sp, unit="x")  # cost of one draft+verify cycle in vanilla steps
 check(all(1 < tau / sp < 1.4 for tau, sp in rows.values()), "every method pays 1.1-1.3 vanilla steps per cycle")
