@@ -1,0 +1,68 @@
+# %% [markdown]
+# # Choosing a draft for Llama-3.1-405B: quality against cost
+# Configs from Meta's llama-models sku_list.py (facts.yaml). At small batch every step is weight-read bound,
+# so the cost ratio c is the ratio of parameters read per step. Speedup: Leviathan et al. 2023
+# (arXiv:2211.17192) Theorem 3.8 with the integer-optimal gamma; Corollary 3.9: some gamma helps iff alpha > c.
+# The acceptance rates are assumptions (stated per candidate), not measurements.
+
+# %%
+from qbank.verify import check, claim, fact, given
+
+
+def params(m: str) -> tuple[float, float, float]:
+    L = fact(f"{m}.num_hidden_layers", f"{m}_layers")
+    d = fact(f"{m}.hidden_size", f"{m}_hidden")
+    kvh = fact(f"{m}.num_key_value_heads", f"{m}_kv_heads")
+    hd = fact(f"{m}.head_dim", f"{m}_head_dim")
+    ffn = fact(f"{m}.intermediate_size", f"{m}_ffn")
+    v = fact(f"{m}.vocab_size", f"{m}_vocab")
+    layer = d * (2 * d + 2 * kvh * hd) + 3 * d * ffn
+    return L * layer + 2 * v * d, layer, v * d
+
+
+P405, layer405, head405 = params("llama3_1_405b")
+P70, _, _ = params("llama3_1_70b")
+P8, _, _ = params("llama3_1_8b")
+claim("params_405b", P405, unit="params")
+claim("params_70b", P70, unit="params")
+claim("params_8b", P8, unit="params")
+claim("params_head", layer405 + head405, unit="params")
+check(400e9 < P405 < 410e9, "405B count lands near 405B")
+candidates = {
+    "d8b": (P8, given("alpha_8b", 0.7, unit="fraction", source="assumed acceptance of the 8B sibling at T=1")),
+    "d70b": (P70, given("alpha_70b", 0.85, unit="fraction", source="assumed acceptance of the 70B sibling at T=1")),
+    "head": (
+        layer405 + head405,
+        given("alpha_head", 0.75, unit="fraction", source="assumed acceptance of a one-layer EAGLE-style head at T=1"),
+    ),
+}
+
+
+def speedup(a: float, g: int, c: float) -> float:
+    return (1 - a ** (g + 1)) / ((1 - a) * (g * c + 1))
+
+
+results = {}
+for k, (p, a) in candidates.items():
+    c = claim(f"c_{k}", p / P405, unit="fraction")
+    g = max(range(1, 31), key=lambda x: speedup(a, x, c))
+    claim(f"gamma_{k}", g, unit="tokens")
+    results[k] = claim(f"speedup_{k}", speedup(a, g, c), unit="x")
+    check(a > c, f"{k}: alpha > c, so some gamma helps (Cor. 3.9)")
+check(results["d8b"] > results["d70b"], "the small draft beats the much better but 9x costlier one")
+# how good would the 70B draft have to be to tie the 8B draft?
+c70 = P70 / P405
+need = next(
+    x / 1000 for x in range(500, 1000) if max(speedup(x / 1000, g, c70) for g in range(1, 31)) >= results["d8b"]
+)
+claim("alpha_70b_to_tie", need, unit="fraction")
+# the head's cost is dominated by the LM head it re-runs
+claim("head_lm_share", head405 / (layer405 + head405), unit="fraction")
+print({k: (round(p / P405, 4), round(results[k], 2)) for k, (p, _) in candidates.items()}, need)
+
+# %% [markdown]
+# ## Parameter counts in the units the answer states them (billions / millions)
+
+# %%
+for _name, _p in (("405b", P405), ("70b", P70), ("8b", P8), ("head", layer405 + head405)):
+    claim(f"params_{_name}_billion", _p / 1e9)
