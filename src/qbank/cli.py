@@ -142,7 +142,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for r in run.results:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     outcomes = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to verify"
-    print(f"{len(run.results)} scripts: {run.ran} ran, {len(run.results) - run.ran} cached ({outcomes})")
+    print(f"{len(run.results)} scripts: {run.ran} ran, {len(run.results) - run.ran} cached ({outcomes})", flush=True)
     return emit(run.report, args)
 
 

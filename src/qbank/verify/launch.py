@@ -104,6 +104,8 @@ def _error(exc: BaseException, script: str, repo: str, netns: bool) -> dict[str,
     shown = [fr for fr in frames if fr.filename != __file__]
     text = "".join(traceback.format_list(shown)) + "".join(traceback.format_exception_only(type(exc), exc))
     message = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
+    if isinstance(exc, sandbox.SandboxError):
+        message = f"sandbox: {exc.strerror}"
     return {
         "kind": _kind(exc, netns),
         "type": type(exc).__name__,

@@ -87,6 +87,8 @@ def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: Ru
     if err:
         code = ERROR_CODES.get(err.get("kind", ""), "verify-exception")
         msg = err.get("message", "error")
+        if code == "verify-memory" and options.mem_bytes:
+            msg += f" (the address-space limit is {options.mem_bytes / (1 << 30):g} GiB)"
         if err.get("where"):
             msg += f" (raised in {err['where']})"
         problems.append(error(rel, int(err.get("line") or 0), int(err.get("col") or 0), code, msg))

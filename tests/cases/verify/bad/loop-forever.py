@@ -1,0 +1,7 @@
+# expect: outcome=timeout code=verify-timeout line=here timeout=1
+# %%
+from qbank.verify import claim
+
+claim("x", 1)
+while True:  # <- here
+    pass
