@@ -130,9 +130,9 @@ def test_secret_never_reaches_scripts(bad_run: tuple[Path, VerifyRun]) -> None:
     assert entry is not None
     printed = entry["derivation"]
     assert "HOME" in printed and "AWS_SECRET_ACCESS_KEY" not in printed and SECRET not in printed
-    assert "KeyError: 'AWS_SECRET_ACCESS_KEY'" in next(r for r in run.results if r["slug"] == "env-secret-read")[
-        "message"
-    ]
+    assert (
+        "KeyError: 'AWS_SECRET_ACCESS_KEY'" in next(r for r in run.results if r["slug"] == "env-secret-read")["message"]
+    )
 
 
 def test_writes_outside_are_refused(bad_run: tuple[Path, VerifyRun]) -> None:

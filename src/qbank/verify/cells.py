@@ -35,13 +35,11 @@ def split_cells(text: str) -> list[Cell]:
     """The script's cells in order; a script without markers is one code cell; empty cells are dropped."""
     lines = text.splitlines()
     cells: list[Cell] = []
-    kind, start, body = "code", 1, []  # text before the first marker is a code cell starting at line 1
+    body: list[str] = []
+    kind, start = "code", 1  # text before the first marker is a code cell starting at line 1
 
-    def flush() -> None:
-        if kind == "markdown":
-            src = _prose(body)
-        else:
-            src = "\n".join(body)
+    def flush() -> None:  # reads kind, start, body of the enclosing loop
+        src = _prose(body) if kind == "markdown" else "\n".join(body)
         if src.strip():
             cells.append(Cell(kind, src if kind == "markdown" else src.rstrip() + "\n", start))
 

@@ -64,7 +64,9 @@ def discover(root: Path) -> dict[str, Path]:
     base = root / "verify"
     if not base.is_dir():
         return {}
-    return {e.name[:-3]: Path(e.path) for e in sorted(os.scandir(base), key=lambda e: e.name) if SCRIPT_RE.match(e.name)}
+    return {
+        e.name[:-3]: Path(e.path) for e in sorted(os.scandir(base), key=lambda e: e.name) if SCRIPT_RE.match(e.name)
+    }
 
 
 def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
@@ -227,8 +229,15 @@ def _finish(
     when = _now()
     host_stamp = {"device": options.device, "torch": torch}
     kernels = [
-        {"name": k["name"], "line": k.get("line", 0), "ok": k.get("ok"), "device": k.get("device"), "ran_at": when,
-         "stamp": status.get("stamp") if k.get("device") == "cuda" else host_stamp, "frozen": False}
+        {
+            "name": k["name"],
+            "line": k.get("line", 0),
+            "ok": k.get("ok"),
+            "device": k.get("device"),
+            "ran_at": when,
+            "stamp": status.get("stamp") if k.get("device") == "cuda" else host_stamp,
+            "frozen": False,
+        }
         for k in record.get("kernels", [])
         if not k.get("needs_gpu")
     ]

@@ -17,7 +17,9 @@ def frozen_rel(slug: str) -> str:
     return f"{FROZEN_DIR}/{slug}.json"
 
 
-def freeze(root: Path, slug: str, input_hash: str, stamp: dict[str, Any], kernels: list[dict[str, Any]], when: str) -> str:
+def freeze(
+    root: Path, slug: str, input_hash: str, stamp: dict[str, Any], kernels: list[dict[str, Any]], when: str
+) -> str:
     """Write the CUDA kernel results of a run; returns the path written (relative)."""
     rel = frozen_rel(slug)
     data = {
@@ -26,7 +28,11 @@ def freeze(root: Path, slug: str, input_hash: str, stamp: dict[str, Any], kernel
         "ran_at": when,
         "stamp": stamp,
         "kernels": [
-            {k: v for k, v in kern.items() if k in {"name", "ok", "line", "rtol", "atol", "max_abs_err", "dtype", "seconds"}}
+            {
+                k: v
+                for k, v in kern.items()
+                if k in {"name", "ok", "line", "rtol", "atol", "max_abs_err", "dtype", "seconds"}
+            }
             for kern in kernels
             if kern.get("device") == "cuda"
         ],
@@ -55,9 +61,14 @@ def resolve(
     if not isinstance(frozen, dict):
         for k in skipped:
             problems.append(
-                warning(rel, int(k.get("line", 0)), 0, "verify-needs-gpu",
-                        f"kernel check {k['name']!r} needs a GPU and {frozen_rel(slug)} does not exist; "
-                        "run `qbank verify --device cuda` on a GPU and commit the frozen file")
+                warning(
+                    rel,
+                    int(k.get("line", 0)),
+                    0,
+                    "verify-needs-gpu",
+                    f"kernel check {k['name']!r} needs a GPU and {frozen_rel(slug)} does not exist; "
+                    "run `qbank verify --device cuda` on a GPU and commit the frozen file",
+                )
             )
         return "needs-gpu", problems, stamps
     by_name = {k["name"]: k for k in frozen.get("kernels", [])}
@@ -65,19 +76,42 @@ def resolve(
     outcome: str | None = None
     for k in skipped:
         got = by_name.get(k["name"])
-        stamp = {"name": k["name"], "line": k.get("line", 0), "device": "cuda", "ran_at": frozen.get("ran_at"),
-                 "stamp": frozen.get("stamp"), "frozen": True, "stale": stale, "ok": got.get("ok") if got else None}
+        stamp = {
+            "name": k["name"],
+            "line": k.get("line", 0),
+            "device": "cuda",
+            "ran_at": frozen.get("ran_at"),
+            "stamp": frozen.get("stamp"),
+            "frozen": True,
+            "stale": stale,
+            "ok": got.get("ok") if got else None,
+        }
         stamps.append(stamp)
         line = int(k.get("line", 0))
         gpu = (frozen.get("stamp") or {}).get("gpu", "a GPU")
         if stale or got is None:
             why = "stale: needs a GPU re-run" if stale else f"no frozen result for kernel {k['name']!r}"
-            problems.append(warning(rel, line, 0, "verify-frozen-stale",
-                                    f"{why} ({frozen_rel(slug)} was frozen on {gpu} at {frozen.get('ran_at')} "
-                                    "for other inputs)" if stale else why))
+            problems.append(
+                warning(
+                    rel,
+                    line,
+                    0,
+                    "verify-frozen-stale",
+                    f"{why} ({frozen_rel(slug)} was frozen on {gpu} at {frozen.get('ran_at')} for other inputs)"
+                    if stale
+                    else why,
+                )
+            )
             outcome = "needs-gpu"
         elif not got.get("ok"):
-            problems.append(error(rel, line, 0, "verify-check-failed",
-                                  f"kernel {k['name']!r} failed on {gpu} (frozen {frozen.get('ran_at')})"))
+            problems.append(
+                error(
+                    rel,
+                    line,
+                    0,
+                    "verify-check-failed",
+                    f"kernel {k['name']!r} failed on {gpu} (frozen {frozen.get('ran_at')})",
+                )
+            )
             outcome = outcome or "fail"
     return outcome, problems, stamps

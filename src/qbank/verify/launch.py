@@ -9,6 +9,7 @@ left behind cannot keep it alive.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import errno
 import faulthandler
 import io
@@ -130,10 +131,8 @@ def _device_stamp() -> dict[str, Any] | None:
         return None
     major, minor = torch.cuda.get_device_capability(0)
     driver = "unknown"
-    try:
+    with contextlib.suppress(OSError):
         driver = Path("/proc/driver/nvidia/version").read_text().splitlines()[0]
-    except OSError:
-        pass
     return {
         "gpu": torch.cuda.get_device_name(0),
         "capability": f"{major}.{minor}",
@@ -198,7 +197,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         "notes": notes,
     }
 
-    excluded = tuple(os.path.realpath(p) for p in config.get("exclude", [])) + (script,)
+    excluded = (*tuple(os.path.realpath(p) for p in config.get("exclude", [])), script)
     hook = sandbox.AuditHook(repo, run_dir, excluded, refuse_sockets, refuse_writes)
     sandbox.install(hook)
 

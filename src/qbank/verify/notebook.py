@@ -7,8 +7,9 @@ from typing import Any
 
 def to_notebook(cells: list[dict[str, Any]], slug: str) -> Any:
     """An nbformat v4 notebook of the executed cells with their captured outputs."""
-    import nbformat.v4 as nbf
+    import nbformat.v4
 
+    nbf: Any = nbformat.v4  # untyped library
     nb = nbf.new_notebook()
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["qbank"] = {"slug": slug}
@@ -24,9 +25,11 @@ def to_notebook(cells: list[dict[str, Any]], slug: str) -> Any:
 
 def export_markdown(nb: Any) -> str:
     """The notebook as Markdown (nbconvert's MarkdownExporter)."""
-    from nbconvert import MarkdownExporter
+    import nbconvert
 
-    body, _resources = MarkdownExporter().from_notebook_node(nb)
+    exporter_cls: Any = nbconvert.MarkdownExporter
+    exporter = exporter_cls()
+    body, _resources = exporter.from_notebook_node(nb)
     return str(body)
 
 

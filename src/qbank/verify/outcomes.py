@@ -95,7 +95,9 @@ def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: Ru
         verdict.outcome, verdict.message = "error", msg
     for c in checks:
         if not c.get("ok"):
-            problems.append(error(rel, int(c.get("line", 0)), 0, "verify-check-failed", f"check failed: {c['message']}"))
+            problems.append(
+                error(rel, int(c.get("line", 0)), 0, "verify-check-failed", f"check failed: {c['message']}")
+            )
             if verdict.outcome == "pass":
                 verdict.outcome, verdict.message = "fail", f"check failed: {c['message']}"
     if raw.stray:

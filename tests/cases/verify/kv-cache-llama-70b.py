@@ -7,9 +7,9 @@
 # %%
 from qbank.verify import check, claim, fact, given
 
-layers = fact("model_configs.llama3_1_70b.num_hidden_layers", "layers")
-kv_heads = fact("model_configs.llama3_1_70b.num_key_value_heads", "kv_heads")
-head_dim = fact("model_configs.llama3_1_70b.head_dim", "head_dim")
+layers = fact("llama3_1_70b.num_hidden_layers", "layers")
+kv_heads = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
+head_dim = fact("llama3_1_70b.head_dim", "head_dim")
 bytes_per_value = given("bytes_per_value", 2, source="bf16 is 2 bytes", unit="B")
 
 # %% [markdown]
