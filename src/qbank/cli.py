@@ -102,7 +102,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     import json
 
     from .verify import engine, report
-    from .verify.runner import RunOptions
+    from .verify.options import RunOptions
 
     root = _root(args)
     if args.merge:
@@ -129,12 +129,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
             run = engine.verify(root, config, log=log)
         except engine.VerifyUsageError as exc:
             raise UsageError(str(exc)) from exc
-    md = report.markdown(run)
     if args.report_json:
         Path(args.report_json).write_text(json.dumps(report.to_json(run)), encoding="utf-8")
-    if args.report_md:
-        Path(args.report_md).write_text(md, encoding="utf-8")
-    report.append_step_summary(md)
+    if args.report_md or os.environ.get("GITHUB_STEP_SUMMARY"):
+        md = report.markdown(run)
+        if args.report_md:
+            Path(args.report_md).write_text(md, encoding="utf-8")
+        report.append_step_summary(md)
     if args.format == "json":
         print(json.dumps(report.to_json(run, with_entries=False), indent=2))
         return EXIT_CONTENT if run.report.failed(strict=args.strict) else EXIT_OK

@@ -58,23 +58,30 @@ class Hasher:
     fresh: dict[str, list[Any]] = field(default_factory=dict)
     hashed: int = 0
     """How many files were read and hashed (0 on a warm run whose stats all held)."""
+    changed: set[str] = field(default_factory=set)
+    """Files whose index row changed (rehashed, or missing)."""
+
+    def __post_init__(self) -> None:
+        self._prefix = str(self.root) + os.sep  # plain strings: pathlib costs more than the stat itself
 
     def sha(self, rel: str) -> str:
         """The file's content hash (``absent`` when missing)."""
         if rel in self.fresh:
             return str(self.fresh[rel][2])
-        path = self.root / rel
+        path = self._prefix + rel
         try:
             st = os.stat(path)
         except OSError:
             self.fresh[rel] = [-1, -1, ABSENT, 0]
+            self.changed.add(rel)
             return ABSENT
         old = self.known.get(rel)
         if old and old[0] == st.st_size and old[1] == st.st_mtime_ns and st.st_mtime_ns < old[3] - RACY_NS:
             self.fresh[rel] = old
             return str(old[2])
-        digest = sha_file(path)
+        digest = sha_file(Path(path))
         self.hashed += 1
+        self.changed.add(rel)
         self.fresh[rel] = [st.st_size, st.st_mtime_ns, digest, time.time_ns()]
         return digest
 

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import hashlib
 import os
 import re
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..problems import Level, Problem, Report
-from . import cache, frozen, store
+from . import cache, store
 from .api import API_VERSION
-from .outcomes import any_needs_gpu, classify, problem_from_json, problem_json
-from .runner import RawRun, RunOptions, run_script
+from .options import RunOptions
+from .outcomes import problem_from_json
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from .runner import RawRun
 
 SCRIPT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.py$")
 DEFAULT_TIMEOUT = 120
@@ -59,14 +61,13 @@ class VerifyRun:
         return sum(1 for r in self.results if r["cache"] == "miss")
 
 
-def discover(root: Path) -> dict[str, Path]:
-    """Slug -> script for ``verify/<slug>.py`` (``_`` folders and files are shared code, not scripts)."""
+def discover(root: Path) -> dict[str, str]:
+    """Slug -> script path for ``verify/<slug>.py`` (``_`` folders and files are shared code, not scripts)."""
     base = root / "verify"
     if not base.is_dir():
         return {}
-    return {
-        e.name[:-3]: Path(e.path) for e in sorted(os.scandir(base), key=lambda e: e.name) if SCRIPT_RE.match(e.name)
-    }
+    names = sorted(name for name in os.listdir(base) if SCRIPT_RE.match(name))
+    return {name[:-3]: f"{base}{os.sep}{name}" for name in names}
 
 
 def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
@@ -102,6 +103,8 @@ def question_timeout(root: Path, slug: str) -> int:
 
 
 def _now() -> str:
+    import datetime as dt  # only when a script ran
+
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -112,7 +115,6 @@ def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, torch: 
     fz = hasher.sha(old["frozen_path"]) if old.get("frozen_path") else None
     new = {"script": script, "deps": deps, "api": API_VERSION, "torch": torch, "device": device, "frozen": fz}
     new["frozen_path"] = old.get("frozen_path")
-    new["input_hash"] = cache.input_hash(script, deps, API_VERSION)
     return new
 
 
@@ -157,15 +159,23 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         if why:
             todo.append((slug, ", ".join(why)))
         else:
-            row["stats"] = hasher.stats([rel, *new["deps"], *([new["frozen_path"]] if new["frozen_path"] else [])])
+            rels = [rel, *new["deps"], *([new["frozen_path"]] if new["frozen_path"] else [])]
+            if hasher.changed.intersection(rels):  # touched but unchanged: remember the new stats
+                row["stats"] = hasher.stats(rels)
             results[slug] = {**result, "cache": "hit", "reason": None}
 
     entries: dict[str, dict[str, Any]] = {}
     if todo:
+        # imported here: a warm run (nothing to execute) needs none of this
+        import threading
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        from .runner import run_script
+
         gpu_lock = threading.Lock()
 
         def work(slug: str) -> tuple[RawRun, int]:
-            path = scripts[slug]
+            path = Path(scripts[slug])
             timeout = question_timeout(root, slug)
             if device == "cuda" and GPU_HINT.search(path.read_text(encoding="utf-8", errors="replace")):
                 with gpu_lock:  # one CUDA script at a time: they would fight over one GPU's memory
@@ -212,7 +222,9 @@ def _finish(
     root: Path, slug: str, raw: RawRun, timeout: int, options: RunOptions, hasher: cache.Hasher, torch: str
 ) -> dict[str, Any]:
     """Classify a run, hash what it read, apply or write frozen GPU results, export the derivation."""
+    from . import frozen
     from .notebook import derivation
+    from .outcomes import any_needs_gpu, classify, problem_json
 
     rel = f"verify/{slug}.py"
     script_abs = str((root / rel).resolve())
@@ -284,7 +296,9 @@ def _finish(
     cells = status.get("cells") or []
     md = derivation(cells, slug) if cells else None
     stats = hasher.stats([rel, *deps, *([frozen_path] if frozen_path else [])])
-    row = {"inputs": inputs, "stats": stats, "key": cache.cache_key(inputs), "result": result}
+    # the index keeps what a warm run reports; kernels and sandbox details stay in the entry
+    brief = {k: v for k, v in result.items() if k not in {"kernels", "sandbox", "frozen_written"}}
+    row = {"inputs": inputs, "stats": stats, "key": cache.cache_key(inputs), "result": brief}
     return {
         "slug": slug,
         "key": row["key"],

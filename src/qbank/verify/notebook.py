@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 
@@ -23,13 +24,18 @@ def to_notebook(cells: list[dict[str, Any]], slug: str) -> Any:
     return nb
 
 
-def export_markdown(nb: Any) -> str:
-    """The notebook as Markdown (nbconvert's MarkdownExporter)."""
+@cache
+def _exporter() -> Any:
+    """One exporter per process: building its template environment costs far more than an export."""
     import nbconvert
 
     exporter_cls: Any = nbconvert.MarkdownExporter
-    exporter = exporter_cls()
-    body, _resources = exporter.from_notebook_node(nb)
+    return exporter_cls()
+
+
+def export_markdown(nb: Any) -> str:
+    """The notebook as Markdown (nbconvert's MarkdownExporter); call from one thread at a time."""
+    body, _resources = _exporter().from_notebook_node(nb)
     return str(body)
 
 

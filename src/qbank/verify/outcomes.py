@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 import signal
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..problems import Level, Problem, error, warning
-from .runner import RawRun, RunOptions
+
+if TYPE_CHECKING:
+    from .runner import RawRun, RunOptions
 
 OUTCOMES = ("pass", "fail", "error", "timeout", "killed", "needs-gpu")
 ERROR_CODES = {

@@ -18,29 +18,12 @@ from typing import Any
 import qbank
 
 from .api import OUT_ENV
-from .facts import FACTS_ENV, FACTS_REL
+from .options import RunOptions
+
+__all__ = ["RawRun", "RunOptions", "child_env", "run_script"]
 
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 CUDA_ENV_ALLOW = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES")
-GiB = 1 << 30
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How scripts run: sandbox modes, limits and device; the defaults are the production settings."""
-
-    device: str = "cpu"
-    network: str = "auto"
-    """auto (namespace, else in-interpreter socket refusal), namespace (required) or socket (refusal only)."""
-    fs: str = "auto"
-    """auto (read-only repository mount where possible, plus the write audit hook), mount or audit."""
-    mem_bytes: int | None = 4 * GiB
-    output_cap: int = 1 << 20
-    fsize_bytes: int = 256 << 20
-    threads: int = 1
-    fake_cuda: str | None = None
-    """Test hook: a GPU name; the CPU stands in for CUDA and the device stamp is fake."""
-    extra_env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -105,6 +88,7 @@ def _group_alive(pgid: int) -> list[int]:
 
 def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dict[str, str]:
     """The allowlisted environment a script sees: nothing of the parent's secrets or tokens."""
+    from .facts import FACTS_ENV, FACTS_REL  # imports yaml: only when a script runs
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
     if options.device == "cuda" and not options.fake_cuda:
         env.update({k: os.environ[k] for k in CUDA_ENV_ALLOW if k in os.environ})

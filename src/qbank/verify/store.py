@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,9 @@ INDEX_VERSION = 1
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temp file + rename), so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    # a name unique to this process and thread (worker threads write entries concurrently)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False, separators=(",", ":"))
     os.replace(tmp, path)
 
