@@ -248,3 +248,18 @@ def test_env_is_allowlisted(vrepo: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert "GITHUB_TOKEN" not in printed
     assert {"HOME", "PYTHONPATH", "QBANK_VERIFY_OUT", "QBANK_FACTS", "QBANK_DEVICE"} <= printed
     assert os.environ["GITHUB_TOKEN"] == "ghp_fake"
+
+
+def test_socket_refusal_mode_refuses_programs(vrepo: Path) -> None:
+    """Without a namespace a child program would have the network, so starting one is refused too."""
+    add_script(
+        vrepo, "spawn", "import subprocess\nfrom qbank.verify import claim\nsubprocess.run(['true'])\nclaim('x', 1)\n"
+    )
+    result = _one(vrepo, "spawn", network="socket", fs="audit")
+    assert (result["outcome"], result["problems"][0]["code"], result["problems"][0]["line"]) == (
+        "error",
+        "verify-sandbox-exec",
+        3,
+    )
+    if netns_available():
+        assert _one(vrepo, "spawn")["outcome"] == "pass"

@@ -18,7 +18,7 @@ from .conftest import add_script
 OK = "from qbank.verify import check, claim\nclaim('n', {n})\ncheck({n} > 0, 'positive')\n"
 WINDOW = (
     "import time\nfrom qbank.verify import claim\n"
-    "start = time.time()\ntime.sleep(0.6)\nclaim('start', start)\nclaim('end', time.time())\n"
+    "start = time.time()\ntime.sleep(1.2)\nclaim('start', start)\nclaim('end', time.time())\n"
 )
 
 

@@ -73,6 +73,8 @@ def _kind(exc: BaseException, netns: bool) -> str:
             return "network"
         if isinstance(cur, sandbox.SandboxWriteError):
             return "sandbox-write"
+        if isinstance(cur, sandbox.SandboxExecError):
+            return "sandbox-exec"
         if isinstance(cur, OSError) and cur.errno == errno.EROFS:
             return "sandbox-write"
         if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS:
@@ -178,7 +180,9 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     why = sandbox.unshare(flags) if flags else "not asked"
     netns = flags & sandbox.CLONE_NEWNET and why is None
     mounted = False
-    if flags & sandbox.CLONE_NEWNS and why is None:
+    if flags & sandbox.CLONE_NEWNS and why is None and run_dir.startswith(repo + os.sep):
+        notes.append("the run folder lies inside the repository; no read-only mount")
+    elif flags & sandbox.CLONE_NEWNS and why is None:
         ro = sandbox.readonly_bind(repo)
         mounted = ro is None
         if ro:

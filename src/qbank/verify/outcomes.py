@@ -23,6 +23,7 @@ ERROR_CODES = {
     "memory": "verify-memory",
     "network": "verify-network",
     "sandbox-write": "verify-sandbox-write",
+    "sandbox-exec": "verify-sandbox-exec",
     "syntax": "verify-syntax",
     "usage": "verify-usage",
     "exit": "verify-exit",

@@ -89,6 +89,7 @@ def _group_alive(pgid: int) -> list[int]:
 def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dict[str, str]:
     """The allowlisted environment a script sees: nothing of the parent's secrets or tokens."""
     from .facts import FACTS_ENV, FACTS_REL  # imports yaml: only when a script runs
+
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
     if options.device == "cuda" and not options.fake_cuda:
         env.update({k: os.environ[k] for k in CUDA_ENV_ALLOW if k in os.environ})

@@ -40,6 +40,8 @@ WRITE_EVENTS = {
     "shutil.copyfile",
     "shutil.move",
 }
+# without a network namespace a program started by the script would have the network: refuse those too
+EXEC_EVENTS = {"os.exec", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen", "pty.spawn"}
 SOCKET_EVENTS = {"socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo"}
 
 
@@ -53,6 +55,10 @@ class SandboxNetworkError(SandboxError):
 
 class SandboxWriteError(SandboxError):
     """A write outside the run folder."""
+
+
+class SandboxExecError(SandboxError):
+    """A program started while only the in-interpreter network refusal stands guard."""
 
 
 def set_limits(mem_bytes: int | None, cpu_seconds: int | None, fsize_bytes: int | None) -> None:
@@ -148,6 +154,8 @@ class AuditHook:
                     self._check_write(path)
         elif self.refuse_sockets and event in SOCKET_EVENTS:
             raise SandboxNetworkError(errno.EACCES, "network access is disabled for verification scripts")
+        elif self.refuse_sockets and event in EXEC_EVENTS:
+            raise SandboxExecError(errno.EACCES, "starting programs is refused when no network namespace is available")
 
     def _check_write(self, path: str) -> None:
         if self.refuse_writes and not _inside(path, self.writable):
