@@ -130,6 +130,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         except engine.VerifyUsageError as exc:
             raise UsageError(str(exc)) from exc
     if args.report_json:
+        run.entries = engine.entries_for(root, run)
         Path(args.report_json).write_text(json.dumps(report.to_json(run)), encoding="utf-8")
     if args.report_md or os.environ.get("GITHUB_STEP_SUMMARY"):
         md = report.markdown(run)

@@ -68,6 +68,11 @@ def test_shard_reports_merge_into_one_cache(vrepo: Path, tmp_path: Path, capsys:
         assert main(args) == 0
     ran = [json.loads(r.read_text())["summary"]["ran"] for r in reports]
     assert sum(ran) == 7 and all(ran)
+    # a shard whose cache was restored still hands over every entry, cached ones included
+    again = tmp_path / "again.json"
+    assert main(["verify", "--root", str(tmp_path / "clone1"), "--shard", "1/2", "--report-json", str(again)]) == 0
+    data = json.loads(again.read_text())
+    assert data["summary"]["ran"] == 0 and set(data["entries"]) == {r["slug"] for r in data["results"]}
     assert main(["verify", "--root", str(vrepo), "--merge", *map(str, reports)]) == 0
     assert "7 scripts: 7 ran" in capsys.readouterr().out
     run = verify(vrepo, VerifyConfig())
@@ -92,3 +97,37 @@ def test_cuda_scripts_run_one_at_a_time(vrepo: Path) -> None:
     assert a1 <= b0 or b1 <= a0, "two CUDA scripts overlapped"
     (c0, c1), (d0, d1) = window("cpu-a"), window("cpu-b")
     assert c0 < d1 and d0 < c1, "CPU scripts did not run in parallel"
+
+
+def _launchers_of(root: Path) -> list[int]:
+    """Live script processes started for this repository (found by their QBANK_FACTS)."""
+    mark = f"QBANK_FACTS={root}/".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark in (entry / "environ").read_bytes():
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_interrupt_kills_running_scripts(vrepo: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    add_script(vrepo, "sleeper", "import time\nfrom qbank.verify import claim\ntime.sleep(60)\nclaim('x', 1)\n")
+    cmd = [sys.executable, "-m", "qbank.cli", "verify", "--root", str(vrepo), "sleeper"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not _launchers_of(vrepo) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _launchers_of(vrepo), "the script never started"
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    time.sleep(0.2)
+    assert _launchers_of(vrepo) == []

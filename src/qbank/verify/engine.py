@@ -170,7 +170,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         import threading
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
-        from .runner import run_script
+        from .runner import kill_all, run_script
 
         gpu_lock = threading.Lock()
 
@@ -183,8 +183,9 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             return run_script(root, path, timeout, options), timeout
 
         reasons = dict(todo)
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures: dict[Future[tuple[RawRun, int]], str] = {pool.submit(work, s): s for s, _ in todo}
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        futures: dict[Future[tuple[RawRun, int]], str] = {pool.submit(work, s): s for s, _ in todo}
+        try:
             for fut in as_completed(futures):
                 slug = futures[fut]
                 raw, timeout = fut.result()
@@ -195,6 +196,12 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
                 results[slug] = {**entry["result"], "cache": "miss", "reason": reasons[slug]}
                 if log:
                     log(f"{entry['result']['outcome']:9} {slug} ({reasons[slug]})")
+        except BaseException:
+            # ^C or an internal error: queued scripts never start, running ones are killed
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_all()
+            raise
+        pool.shutdown()
     gone = [slug for slug in index if slug not in scripts]
     for slug in gone:
         del index[slug]
@@ -202,6 +209,17 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         store.write_index(root, index)
     ordered = [results[s] for s in selected]
     return VerifyRun(ordered, build_report(ordered, config.strict), entries, device)
+
+
+def entries_for(root: Path, run: VerifyRun) -> dict[str, dict[str, Any]]:
+    """Stored entries of every script in the run (ran or cached), for a shard report that ``merge`` imports."""
+    out = dict(run.entries)
+    for r in run.results:
+        if r["slug"] not in out:
+            entry = store.read_entry(root, r["slug"])
+            if entry is not None:
+                out[r["slug"]] = entry
+    return out
 
 
 def build_report(results: list[dict[str, Any]], strict: bool) -> Report:

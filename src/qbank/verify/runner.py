@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,19 @@ __all__ = ["RawRun", "RunOptions", "child_env", "run_script"]
 
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 CUDA_ENV_ALLOW = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES")
+
+
+# process groups of scripts running now, so an interrupted run can end them (they ignore the terminal's ^C)
+LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill the process groups of every script still running."""
+    with _LIVE_LOCK:
+        groups = list(LIVE)
+    for pgid in groups:
+        _killpg(pgid)
 
 
 @dataclass
@@ -158,12 +172,17 @@ def _run(root: Path, script: Path, timeout: float, options: RunOptions, run_dir:
             stderr=err,
             start_new_session=True,
         )
+        with _LIVE_LOCK:
+            LIVE.add(proc.pid)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _killpg(proc.pid)
             proc.wait()
+        finally:
+            with _LIVE_LOCK:
+                LIVE.discard(proc.pid)
     duration = time.perf_counter() - start
     stray = _group_alive(proc.pid)
     if stray:
