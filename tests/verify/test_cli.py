@@ -41,7 +41,7 @@ def test_cli_exit_codes_and_reports(
     assert main(["verify", "--format", "text", "--report-json", str(report)]) == 1
     out, err = capsys.readouterr()
     assert "3 scripts: 3 ran, 0 cached (1 fail, 2 pass)" in out
-    assert "verify/bad.py:2:0: error: check failed: one exceeds two [verify-check-failed]" in err
+    assert "verify/bad.py:2:1: error: check failed: one exceeds two [verify-check-failed]" in err
     table = summary.read_text()
     assert "| `bad` | fail |" in table and "ran: no cached result" in table
     data = json.loads(report.read_text())

@@ -304,7 +304,8 @@ def _finish(
         "claims": verdict.claims,
         "checks": verdict.checks,
         "message": verdict.message,
-        "problems": [problem_json(p) for p in problems],
+        # a line without a known column points at its start; line 0 means the whole script
+        "problems": [problem_json(dataclasses.replace(p, col=p.col or (1 if p.line else 0))) for p in problems],
         "kernels": kernels,
         "ran_at": when,
         "timeout": timeout,
