@@ -263,3 +263,32 @@ def test_socket_refusal_mode_refuses_programs(vrepo: Path) -> None:
     )
     if netns_available():
         assert _one(vrepo, "spawn")["outcome"] == "pass"
+
+
+@pytest.mark.parametrize("fs", ["auto", "audit"])
+def test_credential_files_are_hidden(vrepo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fs: str) -> None:
+    """The user's credential files stay out of reach: covered in the mount namespace, else refused on open."""
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text(f"aws_secret_access_key = {SECRET}\n")
+    (home / ".netrc").write_text(f"machine example.com password {SECRET}\n")
+    monkeypatch.setenv("HOME", str(home))
+    add_script(
+        vrepo,
+        "steal",
+        "from qbank.verify import check\n"
+        "def read(p):\n"
+        "    try:\n        return open(p).read()\n"
+        "    except OSError as exc:\n        return type(exc).__name__\n"
+        f"got = read({str(home / '.aws' / 'credentials')!r}) + read({str(home / '.netrc')!r})\n"
+        "print(got)\n"
+        "check('secret' not in got, 'no credential was readable')\n",
+    )
+    result = _one(vrepo, "steal", fs=fs, network="auto" if fs == "auto" else "socket")
+    assert result["outcome"] == "pass", result
+    entry = store.read_entry(vrepo, "steal")
+    assert entry is not None and SECRET not in entry["derivation"]
+    if fs == "audit":
+        assert "SandboxReadError" in entry["derivation"]
+    elif netns_available():
+        assert "FileNotFoundError" in entry["derivation"]  # an empty tmpfs covers ~/.aws

@@ -73,6 +73,8 @@ def _kind(exc: BaseException, netns: bool) -> str:
             return "network"
         if isinstance(cur, sandbox.SandboxWriteError):
             return "sandbox-write"
+        if isinstance(cur, sandbox.SandboxReadError):
+            return "sandbox-read"
         if isinstance(cur, sandbox.SandboxExecError):
             return "sandbox-exec"
         if isinstance(cur, OSError) and cur.errno == errno.EROFS:
@@ -187,6 +189,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         mounted = ro is None
         if ro:
             notes.append(f"read-only bind of the repository failed: {ro}")
+        notes.extend(sandbox.hide(config.get("hide", [])))
     elif flags:
         notes.append(f"namespaces unavailable: {why}")
     if net_mode == "namespace" and not netns:
@@ -202,7 +205,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     }
 
     excluded = (*tuple(os.path.realpath(p) for p in config.get("exclude", [])), script)
-    hook = sandbox.AuditHook(repo, run_dir, excluded, refuse_sockets, refuse_writes)
+    hidden = () if mounted else tuple(os.path.realpath(p) for p in config.get("hide", []))
+    hook = sandbox.AuditHook(repo, run_dir, excluded, refuse_sockets, refuse_writes, hidden)
     sandbox.install(hook)
 
     text = Path(script).read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ ERROR_CODES = {
     "network": "verify-network",
     "sandbox-write": "verify-sandbox-write",
     "sandbox-exec": "verify-sandbox-exec",
+    "sandbox-read": "verify-sandbox-read",
     "syntax": "verify-syntax",
     "usage": "verify-usage",
     "exit": "verify-exit",

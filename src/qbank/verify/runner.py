@@ -24,6 +24,8 @@ from .options import RunOptions
 __all__ = ["RawRun", "RunOptions", "child_env", "run_script"]
 
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+# credentials of the user running qbank, hidden from scripts (covered in the mount namespace, else refused)
+SECRET_PATHS = (".aws", ".ssh", ".gnupg", ".docker", ".kube", ".config/gh", ".netrc", ".git-credentials", ".pypirc")
 CUDA_ENV_ALLOW = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES")
 
 
@@ -100,6 +102,14 @@ def _group_alive(pgid: int) -> list[int]:
     return alive if os.path.isdir("/proc") else [pgid]
 
 
+def secret_paths() -> list[str]:
+    """Credential files and folders of the current user that exist (under ``$HOME``)."""
+    home = os.environ.get("HOME")
+    if not home:
+        return []
+    return [p for p in (os.path.join(home, rel) for rel in SECRET_PATHS) if os.path.lexists(p)]
+
+
 def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dict[str, str]:
     """The allowlisted environment a script sees: nothing of the parent's secrets or tokens."""
     from .facts import FACTS_ENV, FACTS_REL  # imports yaml: only when a script runs
@@ -155,6 +165,7 @@ def _run(root: Path, script: Path, timeout: float, options: RunOptions, run_dir:
         "output_cap": options.output_cap,
         "timeout": timeout,
         "exclude": [str(pkg), sys.prefix, sys.base_prefix, str(root / ".git"), str(root / ".qbank")],
+        "hide": secret_paths(),
     }
     (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
     env = child_env(root, run_dir, work, options)

@@ -57,6 +57,10 @@ class SandboxWriteError(SandboxError):
     """A write outside the run folder."""
 
 
+class SandboxReadError(SandboxError):
+    """A read of a credential file of the user running qbank."""
+
+
 class SandboxExecError(SandboxError):
     """A program started while only the in-interpreter network refusal stands guard."""
 
@@ -103,6 +107,22 @@ def readonly_bind(path: str) -> str | None:
     return None
 
 
+def hide(paths: list[str]) -> list[str]:
+    """Inside a fresh mount namespace: cover credential folders with an empty tmpfs and files with /dev/null."""
+    libc = _libc()
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+    failed = []
+    for path in paths:
+        target = path.encode()
+        if os.path.isdir(path):
+            ok = libc.mount(b"tmpfs", target, b"tmpfs", ctypes.c_ulong(MS_RDONLY), None) == 0
+        else:
+            ok = libc.mount(b"/dev/null", target, None, ctypes.c_ulong(MS_BIND), None) == 0
+        if not ok:
+            failed.append(f"{path}: {os.strerror(ctypes.get_errno())}")
+    return failed
+
+
 def _inside(path: str, roots: tuple[str, ...]) -> bool:
     return any(path == r or path.startswith(r + os.sep) for r in roots)
 
@@ -116,6 +136,7 @@ class AuditHook:
     excluded: tuple[str, ...]
     refuse_sockets: bool
     refuse_writes: bool
+    hidden: tuple[str, ...] = ()
     armed: bool = False
     reads: set[str] = field(default_factory=set)
     writable: tuple[str, ...] = ()
@@ -143,6 +164,8 @@ class AuditHook:
             writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
                 isinstance(flags, int) and flags & WRITE_FLAGS
             )
+            if _inside(path, self.hidden):
+                raise SandboxReadError(errno.EACCES, f"credential files are not readable by scripts: {path}")
             if writes:
                 self._check_write(path)
             elif _inside(path, (self.repo,)) and not _inside(path, self.excluded):
