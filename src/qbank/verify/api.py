@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..units import lookup
+from .version import API_VERSION
 
-API_VERSION = 1
 OUT_ENV = "QBANK_VERIFY_OUT"
 
 

@@ -8,7 +8,6 @@ that hash (like git's index); the key itself stays a content hash.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import re
@@ -23,12 +22,21 @@ ABSENT = "absent"
 RACY_NS = 2_000_000_000
 
 
+def _sha256() -> Any:
+    import hashlib  # OpenSSL start-up costs more than a warm run's whole check; import on first hash
+
+    return hashlib.sha256()
+
+
 def sha_file(path: Path) -> str:
     """SHA-256 of a file's bytes, or ``absent``."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ABSENT
+    h = _sha256()
+    h.update(data)
+    return str(h.hexdigest())
 
 
 @cache
@@ -94,19 +102,19 @@ class Hasher:
 
 def input_hash(script_sha: str, deps: dict[str, str], api: int) -> str:
     """The hash of a script's inputs alone: what a frozen GPU result is tied to (no torch, no device)."""
-    h = hashlib.sha256()
+    h = _sha256()
     h.update(f"api={api}\nscript={script_sha}\n".encode())
     for rel in sorted(deps):
         h.update(f"{rel}={deps[rel]}\n".encode())
-    return h.hexdigest()
+    return str(h.hexdigest())
 
 
 def cache_key(inputs: dict[str, Any]) -> str:
     """The cache key: the input hash with the torch version, device class and frozen-file hash."""
-    h = hashlib.sha256()
+    h = _sha256()
     for k in ("input_hash", "torch", "device", "frozen"):
         h.update(f"{k}={inputs.get(k)}\n".encode())
-    return h.hexdigest()
+    return str(h.hexdigest())
 
 
 def reasons(old: dict[str, Any] | None, new: dict[str, Any], script_rel: str) -> list[str]:

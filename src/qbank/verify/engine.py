@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -13,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..problems import Level, Problem, Report
 from . import cache, store
-from .api import API_VERSION
 from .options import RunOptions
 from .outcomes import problem_from_json
+from .version import API_VERSION
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -74,6 +73,8 @@ def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
     """Stable assignment of a script to shard K of N by a hash of its slug (adding scripts moves no others)."""
     if shard is None:
         return True
+    import hashlib
+
     k, n = shard
     return int(hashlib.sha1(slug.encode()).hexdigest()[:8], 16) % n == k - 1
 

@@ -3,5 +3,5 @@
 from qbank.verify import claim
 
 claim("x", 1)
-while True:  # <- here
-    pass
+x = 0
+while True: x += 1  # <- here
