@@ -132,3 +132,18 @@ def test_timeout_change_reruns_a_timed_out_script(vrepo: Path) -> None:
     add_script(vrepo, "slow", (vrepo / "verify" / "slow.py").read_text(), timeout=5)
     result = verify(vrepo, VerifyConfig(slugs=["slow"])).results[0]
     assert (result["reason"], result["outcome"]) == ("timeout 1 s -> 5 s", "pass")
+
+
+def test_touched_file_is_hashed_once_then_trusted(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    verify(cached, VerifyConfig())
+    path = cached / "verify" / "uses-lib.py"
+    old = path.stat().st_mtime - 300
+    os.utime(path, (old, old))  # touched (to an older time, outside the racy window), content unchanged
+    calls: list[Path] = []
+    real = cache.sha_file
+    monkeypatch.setattr(cache, "sha_file", lambda p: calls.append(p) or real(p))
+    assert verify(cached, VerifyConfig()).ran == 0
+    assert [p.name for p in calls] == ["uses-lib.py"]
+    calls.clear()
+    assert verify(cached, VerifyConfig()).ran == 0
+    assert calls == []

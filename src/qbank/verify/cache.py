@@ -72,26 +72,31 @@ class Hasher:
     def __post_init__(self) -> None:
         self._prefix = str(self.root) + os.sep  # plain strings: pathlib costs more than the stat itself
 
-    def sha(self, rel: str) -> str:
-        """The file's content hash (``absent`` when missing)."""
-        if rel in self.fresh:
-            return str(self.fresh[rel][2])
-        path = self._prefix + rel
+    def sha(self, rel: str, old: list[Any] | None = None) -> str:
+        """The file's content hash (``absent`` when missing); ``old`` is its last index row, if known."""
+        fresh = self.fresh.get(rel)
+        if fresh is not None:
+            return str(fresh[2])
         try:
-            st = os.stat(path)
+            st = os.stat(self._prefix + rel)
         except OSError:
             self.fresh[rel] = [-1, -1, ABSENT, 0]
             self.changed.add(rel)
             return ABSENT
-        old = self.known.get(rel)
+        if old is None:
+            old = self.known.get(rel)
         if old and old[0] == st.st_size and old[1] == st.st_mtime_ns and st.st_mtime_ns < old[3] - RACY_NS:
             self.fresh[rel] = old
             return str(old[2])
-        digest = sha_file(Path(path))
+        digest = sha_file(Path(self._prefix + rel))
         self.hashed += 1
         self.changed.add(rel)
         self.fresh[rel] = [st.st_size, st.st_mtime_ns, digest, time.time_ns()]
         return digest
+
+    def unchanged(self, stats: dict[str, list[Any]]) -> bool:
+        """True when every file of an index row still has the hash recorded there (the warm path)."""
+        return all(self.sha(rel, row) == row[2] for rel, row in stats.items())
 
     def stats(self, rels: list[str]) -> dict[str, list[Any]]:
         """Index rows for these files (hashing any not hashed yet)."""
