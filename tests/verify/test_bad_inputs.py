@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -292,3 +293,32 @@ def test_credential_files_are_hidden(vrepo: Path, tmp_path: Path, monkeypatch: p
         assert "SandboxReadError" in entry["derivation"]
     elif netns_available():
         assert "FileNotFoundError" in entry["derivation"]  # an empty tmpfs covers ~/.aws
+
+
+def test_unprivileged_user_gets_namespaces_through_a_user_namespace(tmp_path: Path) -> None:
+    """A non-root user (here: nobody) still gets the network namespace and read-only repository."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to switch to an unprivileged user")
+    import sys
+    import tempfile
+
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    base = Path(tempfile.mkdtemp(prefix="qbank-nobody-"))
+    try:
+        base.chmod(0o777)
+        root = base / "repo"
+        shutil.copytree(CASES / "base", root)
+        place(root, BAD / "write-outside.py", 0)
+        subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
+        userns = subprocess.run([*as_nobody, "unshare", "-U", "-n", "true"], capture_output=True).returncode == 0
+        cmd = [*as_nobody, sys.executable, "-m", "qbank.cli", "verify", "--root", str(root), "--format", "json"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "HOME": str(base)})
+        results = {r["slug"]: r for r in json.loads(proc.stdout)["results"]}
+        assert results["base-question"]["outcome"] == "pass"
+        assert results["write-outside"]["problems"][0]["code"] == "verify-sandbox-write"
+        entry = json.loads((root / store.ENTRIES / "base-question.json").read_text())
+        sandbox = entry["result"]["sandbox"]
+        assert sandbox["network"] == ("namespace" if userns else "socket-refusal")
+        assert not (root / "written-by-script.txt").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -169,10 +169,6 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     faulthandler.enable(file=faults)
     if hasattr(signal, "SIGXCPU"):
         faulthandler.register(signal.SIGXCPU, file=faults, chain=True)
-    timeout = float(config.get("timeout") or 0)
-    if timeout > 0:
-        faulthandler.dump_traceback_later(max(timeout - min(1.0, timeout * 0.25), 0.05), file=faults, exit=False)
-
     sandbox.set_limits(config.get("mem_bytes"), config.get("cpu_seconds"), config.get("fsize_bytes"))
 
     net_mode, fs_mode = config.get("network", "auto"), config.get("fs", "auto")
@@ -196,6 +192,10 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         raise SystemExit(f"qbank launcher: a network namespace was required but unshare failed: {why}")
     if fs_mode == "mount" and not mounted:
         raise SystemExit(f"qbank launcher: a read-only mount was required but failed: {why}")
+    # the watchdog is a thread, and a user namespace can only be entered single-threaded: start it after
+    timeout = float(config.get("timeout") or 0)
+    if timeout > 0:
+        faulthandler.dump_traceback_later(max(timeout - min(1.0, timeout * 0.25), 0.05), file=faults, exit=False)
     refuse_sockets = not netns  # the in-interpreter refusal stands in when the kernel gives no namespace
     refuse_writes = fs_mode in {"auto", "audit"}
     status["sandbox"] = {

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
@@ -82,13 +83,20 @@ def _libc() -> Any:
 
 
 def unshare(flags: int) -> str | None:
-    """Enter new namespaces; None on success, else why not."""
+    """Enter new namespaces; None on success, else why not.
+
+    Root (CAP_SYS_ADMIN) gets them directly; anyone else tries through a user namespace, which most
+    Linux kernels allow unprivileged users (and which keeps the same file access).
+    """
     if not sys.platform.startswith("linux"):
         return "not Linux"
     libc = _libc()
-    if libc.unshare(ctypes.c_int(flags)) != 0:
-        return os.strerror(ctypes.get_errno())
-    return None
+    if libc.unshare(ctypes.c_int(flags)) == 0:
+        return None
+    why = os.strerror(ctypes.get_errno())
+    if os.geteuid() != 0 and libc.unshare(ctypes.c_int(flags | CLONE_NEWUSER)) == 0:
+        return None
+    return why
 
 
 def readonly_bind(path: str) -> str | None:
