@@ -36,13 +36,16 @@ class Capture(io.TextIOBase):
         self.state = state
 
     def writable(self) -> bool:
+        """Always: this is an output stream."""
         return True
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
+        """Text is kept as UTF-8."""
         return "utf-8"
 
     def write(self, s: str) -> int:
+        """Keep ``s`` while the budget lasts; count what is dropped."""
         st = self.state
         size = len(s.encode("utf-8", "replace"))
         st["printed"] += size
