@@ -21,6 +21,9 @@ from qbank.verify.runner import RunOptions
 from ..conftest import CASES, REPO
 from .conftest import add_script
 
+# one worker runs the module, so the shared run of all bad scripts (a module fixture) happens once
+pytestmark = pytest.mark.xdist_group("verify-bad-inputs")
+
 BAD = CASES / "verify" / "bad"
 EXPECT_RE = re.compile(r"# expect: (.*)")
 SECRET = "AKIA-test-secret-never-visible"
