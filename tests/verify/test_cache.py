@@ -121,6 +121,8 @@ def test_deleted_script_leaves_the_index(cached: Path) -> None:
     (cached / "verify" / "uses-lib.py").unlink()
     verify(cached, VerifyConfig())
     assert "uses-lib" not in store.read_index(cached)
+    assert store.latest_record(cached, "uses-lib") is None
+    assert not store.derivation_path(cached, "uses-lib").exists()
 
 
 def test_timeout_change_reruns_a_timed_out_script(vrepo: Path) -> None:

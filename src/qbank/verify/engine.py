@@ -212,8 +212,9 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             raise
         pool.shutdown()
     gone = [slug for slug in index if slug not in scripts]
-    for slug in gone:
+    for slug in gone:  # the script was deleted: so are its results
         del index[slug]
+        store.remove_entry(root, slug)
     if todo or gone or hasher.hashed:
         store.write_index(root, index)
     ordered = [results[s] for s in selected]

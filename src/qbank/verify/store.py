@@ -64,6 +64,12 @@ def write_entry(root: Path, entry: dict[str, Any]) -> None:
         path.write_text(md, encoding="utf-8")
 
 
+def remove_entry(root: Path, slug: str) -> None:
+    """Forget a script's stored results (its script is gone)."""
+    for path in (entry_path(root, slug), derivation_path(root, slug)):
+        path.unlink(missing_ok=True)
+
+
 def read_index(root: Path) -> dict[str, Any]:
     """The index: slug -> what the warm path needs (key, input stats); empty when missing."""
     data = read_json(root / INDEX)
