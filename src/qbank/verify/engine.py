@@ -109,14 +109,33 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+ROW_VERSION = 2
+
+
+def _old_inputs(row: dict[str, Any], rel: str) -> dict[str, Any]:
+    """The inputs an index row was computed from (hashes come from its stats)."""
+    stats, fz = row["stats"], row.get("frozen")
+    api, torch, device = row["env"]
+    return {
+        "script": stats.get(rel, [0, 0, None])[2],
+        "deps": {d: stats.get(d, [0, 0, None])[2] for d in row["deps"]},
+        "api": api,
+        "torch": torch,
+        "device": device,
+        "frozen": stats.get(fz, [0, 0, None])[2] if fz else None,
+    }
+
+
 def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, torch: str, device: str) -> dict[str, Any]:
-    old, stats = row.get("inputs", {}), row.get("stats", {})
-    script = hasher.sha(rel, stats.get(rel))
-    deps = {d: hasher.sha(d, stats.get(d)) for d in old.get("deps", {})}
-    fz = hasher.sha(old["frozen_path"], stats.get(old["frozen_path"])) if old.get("frozen_path") else None
-    new = {"script": script, "deps": deps, "api": API_VERSION, "torch": torch, "device": device, "frozen": fz}
-    new["frozen_path"] = old.get("frozen_path")
-    return new
+    stats, fz = row["stats"], row.get("frozen")
+    return {
+        "script": hasher.sha(rel, stats.get(rel)),
+        "deps": {d: hasher.sha(d, stats.get(d)) for d in row["deps"]},
+        "api": API_VERSION,
+        "torch": torch,
+        "device": device,
+        "frozen": hasher.sha(fz, stats.get(fz)) if fz else None,
+    }
 
 
 def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None = None) -> VerifyRun:
@@ -144,23 +163,23 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         if row is None:
             entry = store.read_entry(root, slug)  # the index is an accelerator; entries are the truth
             row = entry.get("index") if entry else None
+        if row is not None and row.get("v") != ROW_VERSION:
+            row = None
         if row is None or config.force:
             todo.append((slug, "forced (--force)" if config.force else "no cached result"))
             continue
-        inputs, result = row["inputs"], row["result"]
+        result = row["result"]
         if (
-            inputs["torch"] == torch
-            and inputs["device"] == device
-            and inputs["api"] == API_VERSION
+            row["env"] == [API_VERSION, torch, device]
             and result["outcome"] != "timeout"
             and hasher.unchanged(row["stats"])
         ):  # the warm path: same environment, every file as hashed last time
             if hasher.changed and hasher.changed.intersection(row["stats"]):  # touched, not changed
                 row["stats"] = hasher.stats(list(row["stats"]))
-            results[slug] = {**result, "cache": "hit", "reason": None}
+            results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
             continue
         new = _current_inputs(row, hasher, rel, torch, device)
-        why = cache.reasons(inputs, new, rel)
+        why = cache.reasons(_old_inputs(row, rel), new, rel)
         if not why and result["outcome"] == "timeout":
             t = question_timeout(root, slug)
             if t != result.get("timeout"):
@@ -168,10 +187,8 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         if why:
             todo.append((slug, ", ".join(why)))
         else:
-            rels = [rel, *new["deps"], *([new["frozen_path"]] if new["frozen_path"] else [])]
-            if hasher.changed.intersection(rels):  # touched but unchanged: remember the new stats
-                row["stats"] = hasher.stats(rels)
-            results[slug] = {**result, "cache": "hit", "reason": None}
+            row["stats"] = hasher.stats(list(row["stats"]))
+            results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
 
     entries: dict[str, dict[str, Any]] = {}
     if todo:
@@ -325,12 +342,21 @@ def _finish(
     cells = status.get("cells") or []
     md = derivation(cells, slug) if cells else None
     stats = hasher.stats([rel, *deps, *([frozen_path] if frozen_path else [])])
-    # the index keeps what a warm run reports; kernels and sandbox details stay in the entry
-    brief = {k: v for k, v in result.items() if k not in {"kernels", "sandbox", "frozen_written"}}
-    row = {"inputs": inputs, "stats": stats, "key": cache.cache_key(inputs), "result": brief}
+    # the index keeps what a warm run needs and reports, compactly: hashes live only in the stats;
+    # kernels, sandbox details, the record and the derivation stay in the entry
+    brief = {k: v for k, v in result.items() if k not in {"slug", "kernels", "sandbox", "frozen_written"}}
+    row = {
+        "v": ROW_VERSION,
+        "env": [API_VERSION, torch, options.device],
+        "deps": sorted(deps),
+        "frozen": frozen_path,
+        "stats": stats,
+        "result": brief,
+    }
     return {
         "slug": slug,
-        "key": row["key"],
+        "key": cache.cache_key(inputs),
+        "inputs": inputs,
         "input_hash": ihash,
         "index": row,
         "result": result,

@@ -16,7 +16,7 @@ CACHE_DIR = Path(".qbank/cache")
 ENTRIES = CACHE_DIR / "entries"
 INDEX = CACHE_DIR / "index.json"
 DERIVATIONS = Path(".qbank/derivations")
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 
 def write_json(path: Path, data: Any) -> None:
