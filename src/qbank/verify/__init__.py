@@ -1,7 +1,24 @@
-"""Verification: the script API (``given``, ``claim``, ``check``, ``fact``, ``kernel_check``) and the runner."""
+"""Verification: the script API (``given``, ``claim``, ``check``, ``fact``, ``kernel_check``) and the runner.
+
+The API is loaded on first use (PEP 562), so tools that only read results (a warm ``qbank verify``,
+the claims checker) do not pay for it.
+"""
 
 from __future__ import annotations
 
-from .api import API_VERSION, check, claim, device, fact, given, kernel_check, timing
+from typing import TYPE_CHECKING, Any
+
+from .version import API_VERSION
+
+if TYPE_CHECKING:
+    from .api import check, claim, device, fact, given, kernel_check, timing
 
 __all__ = ["API_VERSION", "check", "claim", "device", "fact", "given", "kernel_check", "timing"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'qbank.verify' has no attribute {name!r}")

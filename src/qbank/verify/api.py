@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..units import lookup
+from .version import API_VERSION
 
-API_VERSION = 1
 OUT_ENV = "QBANK_VERIFY_OUT"
 
 
@@ -179,10 +179,12 @@ def kernel_check(
     def move(x: Any, d: str) -> Any:
         return x.to(d) if isinstance(x, torch.Tensor) else x
 
+    # QBANK_FAKE_CUDA (a test hook of the runner) stands a CPU in for the GPU, so the CUDA path is testable
+    run_on = "cpu" if dev == "cuda" and os.environ.get("QBANK_FAKE_CUDA") else dev
     expected = reference(*[move(a, "cpu") for a in args])
     start = time.perf_counter()
-    got = kernel(*[move(a, dev) for a in args])
-    if dev == "cuda":
+    got = kernel(*[move(a, run_on) for a in args])
+    if run_on == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     defaults = {

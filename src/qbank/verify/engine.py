@@ -1,0 +1,384 @@
+"""``qbank verify``: find stale scripts, run them in parallel in the sandbox, store and report results."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..problems import Level, Problem, Report
+from . import cache, store
+from .options import RunOptions
+from .outcomes import problem_from_json
+from .version import API_VERSION
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from .runner import RawRun
+
+SCRIPT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.py$")
+DEFAULT_TIMEOUT = 120
+GPU_HINT = re.compile(r"cuda|kernel_check")
+STRICT_CODES = {"verify-frozen-stale", "verify-needs-gpu"}
+
+
+class VerifyUsageError(ValueError):
+    """A request ``qbank verify`` cannot act on (unknown slug, no GPU for ``--device cuda``)."""
+
+
+@dataclass
+class VerifyConfig:
+    """What to verify and how."""
+
+    slugs: list[str] = field(default_factory=list)
+    jobs: int = 0
+    """0: one per core."""
+    device: str = "auto"
+    force: bool = False
+    shard: tuple[int, int] | None = None
+    strict: bool = False
+    options: RunOptions = field(default_factory=RunOptions)
+
+
+@dataclass
+class VerifyRun:
+    """Results in slug order, the problems, and the stored entries of the scripts that ran."""
+
+    results: list[dict[str, Any]]
+    report: Report
+    entries: dict[str, dict[str, Any]]
+    device: str
+
+    @property
+    def ran(self) -> int:
+        """How many scripts executed."""
+        return sum(1 for r in self.results if r["cache"] == "miss")
+
+
+def discover(root: Path) -> dict[str, str]:
+    """Slug -> script path for ``verify/<slug>.py`` (``_`` folders and files are shared code, not scripts)."""
+    base = root / "verify"
+    if not base.is_dir():
+        return {}
+    names = sorted(name for name in os.listdir(base) if SCRIPT_RE.match(name))
+    return {name[:-3]: f"{base}{os.sep}{name}" for name in names}
+
+
+def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
+    """Stable assignment of a script to shard K of N by a hash of its slug (adding scripts moves no others)."""
+    if shard is None:
+        return True
+    import hashlib
+
+    k, n = shard
+    return int(hashlib.sha1(slug.encode()).hexdigest()[:8], 16) % n == k - 1
+
+
+def resolve_device(want: str, fake_cuda: str | None) -> str:
+    """cpu or cuda; ``auto`` picks cuda when an NVIDIA driver and a CUDA build of torch are present."""
+    has_cuda = bool(fake_cuda) or (
+        Path("/proc/driver/nvidia/version").exists() and not cache.torch_version().endswith("+cpu")
+    )
+    if want == "cuda" and not has_cuda:
+        raise VerifyUsageError("--device cuda: no GPU here (no NVIDIA driver or a CPU-only torch)")
+    if want == "auto":
+        return "cuda" if has_cuda else "cpu"
+    return want
+
+
+def question_timeout(root: Path, slug: str) -> int:
+    """``verify.timeout`` of ``questions/<slug>.yaml`` (the default when the file is missing or invalid)."""
+    from ..model import Question
+    from ..sources import load_model
+
+    path = root / "questions" / f"{slug}.yaml"
+    if not path.exists():
+        return DEFAULT_TIMEOUT
+    question, _located, _problems = load_model(path, f"questions/{slug}.yaml", Question)
+    return question.verify.timeout if question is not None else DEFAULT_TIMEOUT
+
+
+def _now() -> str:
+    import datetime as dt  # only when a script ran
+
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+ROW_VERSION = 2
+
+
+def _old_inputs(row: dict[str, Any], rel: str) -> dict[str, Any]:
+    """The inputs an index row was computed from (hashes come from its stats)."""
+    stats, fz = row["stats"], row.get("frozen")
+    api, torch, device = row["env"]
+    return {
+        "script": stats.get(rel, [0, 0, None])[2],
+        "deps": {d: stats.get(d, [0, 0, None])[2] for d in row["deps"]},
+        "api": api,
+        "torch": torch,
+        "device": device,
+        "frozen": stats.get(fz, [0, 0, None])[2] if fz else None,
+    }
+
+
+def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, torch: str, device: str) -> dict[str, Any]:
+    stats, fz = row["stats"], row.get("frozen")
+    return {
+        "script": hasher.sha(rel, stats.get(rel)),
+        "deps": {d: hasher.sha(d, stats.get(d)) for d in row["deps"]},
+        "api": API_VERSION,
+        "torch": torch,
+        "device": device,
+        "frozen": hasher.sha(fz, stats.get(fz)) if fz else None,
+    }
+
+
+def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None = None) -> VerifyRun:
+    """Run every stale script (or the named ones), reuse cached results for the rest; library code, no printing."""
+    root = root.resolve()
+    device = resolve_device(config.device, config.options.fake_cuda)
+    scripts = discover(root)
+    unknown = [s for s in config.slugs if s not in scripts]
+    if unknown:
+        raise VerifyUsageError(f"no verification script for: {', '.join(unknown)}")
+    selected = [s for s in (config.slugs or list(scripts)) if in_shard(s, config.shard)]
+    jobs = config.jobs or len(os.sched_getaffinity(0))
+    options = dataclasses.replace(
+        config.options, device=device, threads=max(1, len(os.sched_getaffinity(0)) // max(1, jobs))
+    )
+    index = store.read_index(root)
+    hasher = cache.Hasher(root)
+    torch = cache.torch_version()
+
+    results: dict[str, dict[str, Any]] = {}
+    todo: list[tuple[str, str]] = []
+    for slug in selected:
+        rel = f"verify/{slug}.py"
+        row = index.get(slug)
+        if row is None:
+            entry = store.read_entry(root, slug)  # the index is an accelerator; entries are the truth
+            row = entry.get("index") if entry else None
+        if row is not None and row.get("v") != ROW_VERSION:
+            row = None
+        if row is None or config.force:
+            todo.append((slug, "forced (--force)" if config.force else "no cached result"))
+            continue
+        result = row["result"]
+        if (
+            row["env"] == [API_VERSION, torch, device]
+            and result["outcome"] != "timeout"
+            and hasher.unchanged(row["stats"])
+        ):  # the warm path: same environment, every file as hashed last time
+            if hasher.changed and hasher.changed.intersection(row["stats"]):  # touched, not changed
+                row["stats"] = hasher.stats(list(row["stats"]))
+            results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
+            continue
+        new = _current_inputs(row, hasher, rel, torch, device)
+        why = cache.reasons(_old_inputs(row, rel), new, rel)
+        if not why and result["outcome"] == "timeout":
+            t = question_timeout(root, slug)
+            if t != result.get("timeout"):
+                why = [f"timeout {result.get('timeout')} s -> {t} s"]
+        if why:
+            todo.append((slug, ", ".join(why)))
+        else:
+            row["stats"] = hasher.stats(list(row["stats"]))
+            results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
+
+    entries: dict[str, dict[str, Any]] = {}
+    if todo:
+        # imported here: a warm run (nothing to execute) needs none of this
+        import threading
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        from .runner import kill_all, run_script
+
+        gpu_lock = threading.Lock()
+
+        def work(slug: str) -> tuple[RawRun, int]:
+            path = Path(scripts[slug])
+            timeout = question_timeout(root, slug)
+            if device == "cuda" and GPU_HINT.search(path.read_text(encoding="utf-8", errors="replace")):
+                with gpu_lock:  # one CUDA script at a time: they would fight over one GPU's memory
+                    return run_script(root, path, timeout, options), timeout
+            return run_script(root, path, timeout, options), timeout
+
+        reasons = dict(todo)
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+        futures: dict[Future[tuple[RawRun, int]], str] = {pool.submit(work, s): s for s, _ in todo}
+        try:
+            for fut in as_completed(futures):
+                slug = futures[fut]
+                raw, timeout = fut.result()
+                entry = _finish(root, slug, raw, timeout, options, hasher, torch)
+                store.write_entry(root, entry)
+                entries[slug] = entry
+                index[slug] = entry["index"]
+                results[slug] = {**entry["result"], "cache": "miss", "reason": reasons[slug]}
+                if log:
+                    log(f"{entry['result']['outcome']:9} {slug} ({reasons[slug]})")
+        except BaseException:
+            # ^C or an internal error: queued scripts never start, running ones are killed
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_all()
+            raise
+        pool.shutdown()
+    gone = [slug for slug in index if slug not in scripts]
+    for slug in gone:  # the script was deleted: so are its results
+        del index[slug]
+        store.remove_entry(root, slug)
+    if todo or gone or hasher.hashed:
+        store.write_index(root, index)
+    ordered = [results[s] for s in selected]
+    return VerifyRun(ordered, build_report(ordered, config.strict), entries, device)
+
+
+def entries_for(root: Path, run: VerifyRun) -> dict[str, dict[str, Any]]:
+    """Stored entries of every script in the run (ran or cached), for a shard report that ``merge`` imports."""
+    out = dict(run.entries)
+    for r in run.results:
+        if r["slug"] not in out:
+            entry = store.read_entry(root, r["slug"])
+            if entry is not None:
+                out[r["slug"]] = entry
+    return out
+
+
+def build_report(results: list[dict[str, Any]], strict: bool) -> Report:
+    """The problems of these results; under ``strict`` a stale or missing frozen GPU result is an error."""
+    report = Report(files=len(results))
+    for r in results:
+        probs: list[Problem] = []
+        for d in r.get("problems", []):
+            p = problem_from_json(d)
+            if strict and p.code in STRICT_CODES:
+                p = dataclasses.replace(p, level=Level.ERROR)
+            probs.append(p)
+        report.extend(probs)
+    return report
+
+
+def _finish(
+    root: Path, slug: str, raw: RawRun, timeout: int, options: RunOptions, hasher: cache.Hasher, torch: str
+) -> dict[str, Any]:
+    """Classify a run, hash what it read, apply or write frozen GPU results, export the derivation."""
+    from . import frozen
+    from .notebook import derivation
+    from .outcomes import any_needs_gpu, classify, problem_json
+
+    rel = f"verify/{slug}.py"
+    script_abs = str((root / rel).resolve())
+    verdict = classify(raw, rel, script_abs, timeout, options)
+    status = raw.status or {}
+    record = raw.record or {}
+    hasher.fresh.pop(rel, None)
+    dep_rels = [d for d in status.get("deps", []) if d != rel]
+    for d in dep_rels:
+        hasher.fresh.pop(d, None)
+    script_sha = hasher.sha(rel)
+    deps = {d: hasher.sha(d) for d in dep_rels}
+    ihash = cache.input_hash(script_sha, deps, API_VERSION)
+    when = _now()
+    host_stamp = {"device": options.device, "torch": torch}
+    kernels = [
+        {
+            "name": k["name"],
+            "line": k.get("line", 0),
+            "ok": k.get("ok"),
+            "device": k.get("device"),
+            "ran_at": when,
+            "stamp": status.get("stamp") if k.get("device") == "cuda" else host_stamp,
+            "frozen": False,
+        }
+        for k in record.get("kernels", [])
+        if not k.get("needs_gpu")
+    ]
+    frozen_path: str | None = None
+    frozen_written = None
+    problems = list(verdict.problems)
+    outcome = verdict.outcome
+    if options.device == "cuda" and any(k.get("device") == "cuda" for k in record.get("kernels", [])):
+        stamp = status.get("stamp") or {}
+        frozen_written = frozen.freeze(root, slug, ihash, stamp, record.get("kernels", []), when)
+    elif any_needs_gpu(record):
+        frozen_path = frozen.frozen_rel(slug)
+        hasher.fresh.pop(frozen_path, None)
+        fz_outcome, fz_problems, stamps = frozen.resolve(root, slug, rel, record, ihash)
+        problems += fz_problems
+        kernels += stamps
+        if fz_outcome and outcome == "pass":
+            outcome = fz_outcome
+    inputs = {
+        "script": script_sha,
+        "deps": deps,
+        "api": API_VERSION,
+        "torch": torch,
+        "device": options.device,
+        "frozen": hasher.sha(frozen_path) if frozen_path else None,
+        "frozen_path": frozen_path,
+        "input_hash": ihash,
+    }
+    result = {
+        "slug": slug,
+        "outcome": outcome,
+        "duration": round(raw.duration, 3),
+        "device": options.device,
+        "claims": verdict.claims,
+        "checks": verdict.checks,
+        "message": verdict.message,
+        # a line without a known column points at its start; line 0 means the whole script
+        "problems": [problem_json(dataclasses.replace(p, col=p.col or (1 if p.line else 0))) for p in problems],
+        "kernels": kernels,
+        "ran_at": when,
+        "timeout": timeout,
+        "sandbox": status.get("sandbox"),
+        "frozen_written": frozen_written,
+    }
+    cells = status.get("cells") or []
+    md = derivation(cells, slug) if cells else None
+    stats = hasher.stats([rel, *deps, *([frozen_path] if frozen_path else [])])
+    # the index keeps what a warm run needs and reports, compactly: hashes live only in the stats;
+    # kernels, sandbox details, the record and the derivation stay in the entry
+    brief = {k: v for k, v in result.items() if k not in {"slug", "kernels", "sandbox", "frozen_written"}}
+    row = {
+        "v": ROW_VERSION,
+        "env": [API_VERSION, torch, options.device],
+        "deps": sorted(deps),
+        "frozen": frozen_path,
+        "stats": stats,
+        "result": brief,
+    }
+    return {
+        "slug": slug,
+        "key": cache.cache_key(inputs),
+        "inputs": inputs,
+        "input_hash": ihash,
+        "index": row,
+        "result": result,
+        "record": record,
+        "derivation": md,
+    }
+
+
+def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> VerifyRun:
+    """Import the entries of shard reports (``--report-json``) into this cache; report on all of them."""
+    root = root.resolve()
+    index = store.read_index(root)
+    entries: dict[str, dict[str, Any]] = {}
+    for bundle in bundles:
+        for slug, entry in (bundle.get("entries") or {}).items():
+            store.write_entry(root, entry)
+            index[slug] = entry["index"]
+            entries[slug] = entry
+    store.write_index(root, index)
+    results = []
+    for bundle in bundles:
+        results += bundle.get("results", [])
+    results.sort(key=lambda r: r["slug"])
+    device = bundles[0].get("device", "cpu") if bundles else "cpu"
+    return VerifyRun(results, build_report(results, strict), entries, device)

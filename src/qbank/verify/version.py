@@ -1,0 +1,5 @@
+"""The script API's version: part of every cache key; bump it when the record format or semantics change."""
+
+from __future__ import annotations
+
+API_VERSION = 1

@@ -1,0 +1,7 @@
+# expect: outcome=timeout code=verify-timeout line=here timeout=2
+# %%
+from qbank.verify import claim
+
+claim("x", 1)
+x = 0
+while True: x += 1  # <- here

@@ -1,0 +1,151 @@
+"""The cache: a second run executes nothing; every input change re-runs with its reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from qbank.verify import cache, engine, store
+from qbank.verify.engine import VerifyConfig, verify
+
+from .conftest import VERIFY_CASES, add_script
+
+LIB_SCRIPT = """# %%
+import kvmath
+from qbank.verify import claim
+
+claim("per_token", kvmath.per_token(80, 8, 128, 2), unit="B")
+"""
+LIB = "def per_token(layers, kv_heads, head_dim, nbytes):\n    return 2 * layers * kv_heads * head_dim * nbytes\n"
+
+
+def reasons(root: Path, **kw: object) -> dict[str, str | None]:
+    run = verify(root, VerifyConfig(jobs=2, **kw))  # type: ignore[arg-type]
+    return {r["slug"]: r["reason"] for r in run.results}
+
+
+def age(root: Path) -> None:
+    """Make every file look older than the racy-hash window, as if edited minutes ago."""
+    old = os.stat(root).st_mtime - 600
+    for path in root.rglob("*"):
+        if ".qbank" not in path.parts:
+            os.utime(path, (old, old))
+
+
+@pytest.fixture
+def cached(vrepo: Path) -> Path:
+    (vrepo / "verify" / "_lib" / "kvmath.py").write_text(LIB)
+    add_script(vrepo, "uses-lib", LIB_SCRIPT)
+    add_script(vrepo, "kv-cache-llama-70b", (VERIFY_CASES / "kv-cache-llama-70b.py").read_text())
+    age(vrepo)
+    first = reasons(vrepo)
+    assert set(first.values()) == {"no cached result"}
+    return vrepo
+
+
+def test_second_run_executes_nothing(cached: Path) -> None:
+    run = verify(cached, VerifyConfig())
+    assert run.ran == 0 and [r["cache"] for r in run.results] == ["hit"] * 3
+    assert {r["outcome"] for r in run.results} == {"pass"}
+
+
+def test_warm_run_reads_no_file_when_stats_hold(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    verify(cached, VerifyConfig())  # settles hashes taken within the racy window
+    calls: list[Path] = []
+    real = cache.sha_file
+    monkeypatch.setattr(cache, "sha_file", lambda p: calls.append(p) or real(p))
+    assert verify(cached, VerifyConfig()).ran == 0
+    assert calls == []
+
+
+def test_script_change(cached: Path) -> None:
+    path = cached / "verify" / "uses-lib.py"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    assert reasons(cached)["uses-lib"] == "script changed"
+
+
+def test_touch_without_change_is_a_hit(cached: Path) -> None:
+    os.utime(cached / "verify" / "uses-lib.py")
+    assert reasons(cached)["uses-lib"] is None
+
+
+def test_imported_local_module_change(cached: Path) -> None:
+    lib = cached / "verify" / "_lib" / "kvmath.py"
+    lib.write_text(LIB + "\nVERSION = 2\n")
+    got = reasons(cached)
+    assert got["uses-lib"] == "verify/_lib/kvmath.py changed"
+    assert got["kv-cache-llama-70b"] is None and got["base-question"] is None
+
+
+def test_facts_change(cached: Path) -> None:
+    facts = cached / "verify" / "_lib" / "facts.yaml"
+    facts.write_text(facts.read_text() + "\n# edited\n")
+    got = reasons(cached)
+    assert got["kv-cache-llama-70b"] == "verify/_lib/facts.yaml changed"
+    assert got["uses-lib"] is None
+
+
+def test_same_size_same_mtime_edit_is_caught_by_racy_check(cached: Path) -> None:
+    """An edit that keeps size and mtime is still seen when the hash was taken within the racy window."""
+    store.write_index(cached, {})  # hashes taken now: the files are older, so stats are trusted
+    verify(cached, VerifyConfig())
+    path = cached / "verify" / "uses-lib.py"
+    st = path.stat()
+    path.write_text(path.read_text().replace("80", "81"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    # trusted stats miss this edit (as git would); --force is the remedy, and the key is a content hash
+    assert reasons(cached, force=True)["uses-lib"] == "forced (--force)"
+    entry = store.read_entry(cached, "uses-lib")
+    assert entry is not None and entry["record"]["values"][0]["value"] == 2 * 81 * 8 * 128 * 2
+
+
+def test_torch_upgrade(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = cache.torch_version()
+    monkeypatch.setattr(cache, "torch_version", lambda: "2.14.1")
+    assert set(reasons(cached).values()) == {f"torch {old} -> 2.14.1"}
+
+
+def test_api_version_change(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "API_VERSION", 2)
+    assert set(reasons(cached).values()) == {"API 1 -> 2"}
+
+
+def test_lost_index_falls_back_to_entries(cached: Path) -> None:
+    (cached / store.INDEX).unlink()
+    assert verify(cached, VerifyConfig()).ran == 0
+
+
+def test_deleted_script_leaves_the_index(cached: Path) -> None:
+    (cached / "verify" / "uses-lib.py").unlink()
+    verify(cached, VerifyConfig())
+    assert "uses-lib" not in store.read_index(cached)
+    assert store.latest_record(cached, "uses-lib") is None
+    assert not store.derivation_path(cached, "uses-lib").exists()
+
+
+def test_timeout_change_reruns_a_timed_out_script(vrepo: Path) -> None:
+    add_script(
+        vrepo, "slow", "import time\nfrom qbank.verify import claim\ntime.sleep(1.5)\nclaim('x', 1)\n", timeout=1
+    )
+    assert verify(vrepo, VerifyConfig(slugs=["slow"])).results[0]["outcome"] == "timeout"
+    assert verify(vrepo, VerifyConfig(slugs=["slow"])).ran == 0
+    add_script(vrepo, "slow", (vrepo / "verify" / "slow.py").read_text(), timeout=5)
+    result = verify(vrepo, VerifyConfig(slugs=["slow"])).results[0]
+    assert (result["reason"], result["outcome"]) == ("timeout 1 s -> 5 s", "pass")
+
+
+def test_touched_file_is_hashed_once_then_trusted(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    verify(cached, VerifyConfig())
+    path = cached / "verify" / "uses-lib.py"
+    old = path.stat().st_mtime - 300
+    os.utime(path, (old, old))  # touched (to an older time, outside the racy window), content unchanged
+    calls: list[Path] = []
+    real = cache.sha_file
+    monkeypatch.setattr(cache, "sha_file", lambda p: calls.append(p) or real(p))
+    assert verify(cached, VerifyConfig()).ran == 0
+    assert [p.name for p in calls] == ["uses-lib.py"]
+    calls.clear()
+    assert verify(cached, VerifyConfig()).ran == 0
+    assert calls == []

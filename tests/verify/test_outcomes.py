@@ -1,0 +1,60 @@
+"""Outcome rules on recorded runs: signals, missing records, vacuity, and the line a traceback points at."""
+
+from __future__ import annotations
+
+import signal
+
+from qbank.verify.options import RunOptions
+from qbank.verify.outcomes import classify, script_line
+from qbank.verify.runner import RawRun
+
+SCRIPT = "/repo/verify/x.py"
+
+
+def raw(**kw: object) -> RawRun:
+    base: dict[str, object] = dict(
+        returncode=0,
+        timed_out=False,
+        duration=0.1,
+        status={"error": None, "cells": [], "output": {}},
+        record={"values": [{"name": "a", "kind": "claim"}], "checks": []},
+        stderr_tail="",
+        stdout_tail="",
+        faults="",
+        last_cell_line=3,
+        stray=0,
+    )
+    base.update(kw)
+    return RawRun(**base)  # type: ignore[arg-type]
+
+
+def test_sigkill_reads_as_the_oom_killer() -> None:
+    v = classify(raw(returncode=-signal.SIGKILL, status=None), "verify/x.py", SCRIPT, 5, RunOptions())
+    assert (v.outcome, v.problems[0].code) == ("killed", "verify-killed") and "OOM killer" in v.message
+    v = classify(raw(returncode=-signal.SIGKILL, status=None, oom_kills=1), "verify/x.py", SCRIPT, 5, RunOptions())
+    assert "oom_kill count rose" in v.message
+
+
+def test_cpu_limit_signal() -> None:
+    faults = f'Fatal Python error: Aborted\n\nStack (most recent call first):\n  File "{SCRIPT}", line 7 in <module>\n'
+    v = classify(raw(returncode=-signal.SIGXCPU, status=None, faults=faults), "verify/x.py", SCRIPT, 5, RunOptions())
+    assert (v.outcome, v.problems[0].line) == ("killed", 7) and "CPU-time limit" in v.message
+
+
+def test_launcher_failure_is_not_a_missing_record() -> None:
+    v = classify(raw(returncode=1, status=None, stderr_tail="boom\n"), "verify/x.py", SCRIPT, 5, RunOptions())
+    assert v.problems[0].code == "verify-launcher" and "boom" in v.message
+
+
+def test_givens_alone_are_vacuous() -> None:
+    rec = {"values": [{"name": "a", "kind": "given"}], "checks": []}
+    v = classify(raw(record=rec), "verify/x.py", SCRIPT, 5, RunOptions())
+    assert (v.outcome, v.problems[0].code) == ("error", "verify-vacuous")
+
+
+def test_script_line_prefers_the_innermost_frame() -> None:
+    py = f'  File "{SCRIPT}", line 3, in <module>\n  File "{SCRIPT}", line 9, in f\n'
+    assert script_line(py, SCRIPT) == 9
+    fh = f'Stack (most recent call first):\n  File "{SCRIPT}", line 9 in f\n  File "{SCRIPT}", line 3 in <module>\n'
+    assert script_line(fh, SCRIPT) == 9
+    assert script_line("nothing", SCRIPT) == 0
