@@ -46,8 +46,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Load, validate and cross-check all content; report problems in the named files only, if any."""
     from .corpus import load_corpus
 
+    from .claims import check_corpus
+
     root = _root(args)
-    _corpus, report = load_corpus(root)
+    corpus, report = load_corpus(root)
+    report.extend(check_corpus(corpus).problems)  # numbers in prose are claims: bound or the check fails
     if args.paths:
         wanted = {_rel_to(root, p) for p in args.paths}
         slugs = {Path(w).stem for w in wanted}
@@ -73,6 +76,29 @@ def cmd_schema(args: argparse.Namespace) -> int:
     for path in written:
         print(path.relative_to(root).as_posix())
     return EXIT_OK
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    """List every quantity in the answers with its binding; exit 1 when any claims error exists."""
+    from dataclasses import asdict
+
+    from .claims import check_corpus
+    from .claims.report import render_claims, render_claims_json
+    from .corpus import load_corpus
+
+    root = _root(args)
+    corpus, _load_report = load_corpus(root)
+    claims = check_corpus(corpus)
+    if args.slugs:
+        claims.answers = [a for a in claims.answers if a.slug in set(args.slugs)]
+    report = Report(problems=claims.problems, files=len(claims.answers))
+    if args.format == "json":
+        problems = [{**asdict(p), "level": p.level.value} for p in report.sorted()]
+        sys.stdout.write(render_claims_json(claims, problems))
+    else:
+        sys.stdout.write(render_claims(claims))
+        sys.stderr.write(render(report, args.format))
+    return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -106,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", parents=[common], help="write JSON Schemas for the YAML files")
     p.add_argument("--out", default="schemas", help="folder for the schema files (default: schemas)")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("claims", parents=[common], help="every number in the answers and what it is bound to")
+    p.add_argument("slugs", nargs="*", help="only these answers (default: all)")
+    p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
