@@ -44,9 +44,8 @@ def _root(args: argparse.Namespace) -> Path:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Load, validate and cross-check all content; report problems in the named files only, if any."""
-    from .corpus import load_corpus
-
     from .claims import check_corpus
+    from .corpus import load_corpus
 
     root = _root(args)
     corpus, report = load_corpus(root)

@@ -62,8 +62,13 @@ class Declared:
     @classmethod
     def from_record(cls, item: Mapping[str, Any]) -> Declared:
         """From one entry of a record's ``values``."""
-        return cls(str(item["name"]), str(item.get("kind", "claim")), float(item["value"]), item.get("unit"),
-                   int(item.get("line") or 0))
+        return cls(
+            str(item["name"]),
+            str(item.get("kind", "claim")),
+            float(item["value"]),
+            item.get("unit"),
+            int(item.get("line") or 0),
+        )
 
 
 def compatible(qdim: str, vdim: str) -> bool:
@@ -179,7 +184,9 @@ def _q(quantity: Quantity) -> str:
     return f'"{" ".join(quantity.text.split())}"'
 
 
-def _candidates(readings: Iterable[Reading], values: list[Declared], approx: str | None) -> list[tuple[Declared, Reading]]:
+def _candidates(
+    readings: Iterable[Reading], values: list[Declared], approx: str | None
+) -> list[tuple[Declared, Reading]]:
     out = []
     for v in values:
         for r in readings:
@@ -191,12 +198,20 @@ def _candidates(readings: Iterable[Reading], values: list[Declared], approx: str
 
 def _closest(readings: tuple[Reading, ...], values: list[Declared], n: int = 3) -> str:
     scored = sorted(
-        ((_distance(r, v), v.name, shown(r, v)) for v in values for r in readings[:1] if compatible(r.dimension, v.dimension)),
+        (
+            (_distance(r, v), v.name, shown(r, v))
+            for v in values
+            for r in readings[:1]
+            if compatible(r.dimension, v.dimension)
+        ),
     )
     unit_hint = _unit_hint(readings[0], values)
     if not scored:
         dims = sorted({v.dimension for v in values})
-        return unit_hint or f"no verified value of dimension {readings[0].dimension}; values are in: {', '.join(dims) or 'none'}"
+        return (
+            unit_hint
+            or f"no verified value of dimension {readings[0].dimension}; values are in: {', '.join(dims) or 'none'}"
+        )
     if unit_hint:
         return unit_hint
     seen: list[str] = []
@@ -245,13 +260,18 @@ class Binder:
         if unknown:
             close = difflib.get_close_matches(unknown[0], list(self.by_name), n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            self.problem(q, "claim-marker-unknown", f"{_q(q)} is bound to {unknown[0]!r}, which verify/{self.result.slug}.py "
-                         f"does not declare{hint}")
+            self.problem(
+                q,
+                "claim-marker-unknown",
+                f"{_q(q)} is bound to {unknown[0]!r}, which verify/{self.result.slug}.py does not declare{hint}",
+            )
             return Binding(q, "marker")
         f = q.found
         ends = [f.lo] if f.hi is None else [f.lo, f.hi]
         if len(names) != len(ends):
-            self.problem(q, "claim-marker-malformed", f"{_q(q)} has {len(ends)} number(s) but the marker names {len(names)}")
+            self.problem(
+                q, "claim-marker-malformed", f"{_q(q)} has {len(ends)} number(s) but the marker names {len(names)}"
+            )
             return Binding(q, "marker")
         bound: list[Declared] = []
         reading: Reading | None = None
@@ -259,8 +279,11 @@ class Binder:
             v = self.by_name[name]
             hit = next((r for r in readings if compatible(r.dimension, v.dimension)), None)
             if hit is None:
-                self.problem(q, "claim-mismatch", f"{_q(q)} is bound to {name}, whose unit ({v.unit or 'none'}) "
-                             f"cannot express it")
+                self.problem(
+                    q,
+                    "claim-mismatch",
+                    f"{_q(q)} is bound to {name}, whose unit ({v.unit or 'none'}) cannot express it",
+                )
                 return Binding(q, "mismatch", (v,))
             if f.relation:
                 if not holds(hit, v, f.relation):
@@ -269,8 +292,12 @@ class Binder:
             else:
                 good = next((r for r in readings if matches(r, v, f.approx)), None)
                 if good is None:
-                    self.problem(q, "claim-mismatch", f"{_q(q)} is bound to {name} = {shown(hit, v)}, which it does "
-                                 f"not match at the precision written")
+                    self.problem(
+                        q,
+                        "claim-mismatch",
+                        f"{_q(q)} is bound to {name} = {shown(hit, v)}, which it does "
+                        f"not match at the precision written",
+                    )
                     return Binding(q, "mismatch", (v,), hit)
                 hit = good
             bound.append(v)
@@ -291,8 +318,11 @@ class Binder:
             return Binding(q, "bound", (v,), r)
         if near_values:
             v, r = min(near_values, key=lambda vr: _distance(vr[1], vr[0]))
-            self.problem(q, "claim-comparative", f"{_q(q)} does not hold for any verified value nearby "
-                         f"(closest: {v.name} = {shown(r, v)})")
+            self.problem(
+                q,
+                "claim-comparative",
+                f"{_q(q)} does not hold for any verified value nearby (closest: {v.name} = {shown(r, v)})",
+            )
             return Binding(q, "comparative", (v,), r)
         self.problem(q, "claim-unbound", f"{_q(q)} is not backed by a verified value ({_closest(f.lo, self.values)})")
         return Binding(q, "unbound")
@@ -332,19 +362,30 @@ class Binder:
             status, found = self.end(q, readings)
             if status == "unbound":
                 which = "" if f.hi is None else (" (its low end)" if k == 0 else " (its high end)")
-                self.problem(q, "claim-unbound", f"{_q(q)}{which} is not backed by a verified value "
-                             f"({_closest(readings, self.values)})")
+                self.problem(
+                    q,
+                    "claim-unbound",
+                    f"{_q(q)}{which} is not backed by a verified value ({_closest(readings, self.values)})",
+                )
                 return Binding(q, "unbound")
             if status == "ambiguous":
                 ambiguous = found
-            first = [v for v, r in found if math.isclose(in_written(r, v), in_written(found[0][1], found[0][0]), rel_tol=1e-9)]
+            first = [
+                v
+                for v, r in found
+                if math.isclose(in_written(r, v), in_written(found[0][1], found[0][0]), rel_tol=1e-9)
+            ]
             self.use(*first)
             chosen.append(found[0][0])
             reading = reading or found[0][1]
         if ambiguous:
             names = ", ".join(f"{v.name} = {shown(r, v)}" for v, r in ambiguous[:3])
-            self.problem(q, "claim-ambiguous", f"{_q(q)} matches different values ({names}); bind it with "
-                         f"{{={ambiguous[0][0].name}}}", level="warning")
+            self.problem(
+                q,
+                "claim-ambiguous",
+                f"{_q(q)} matches different values ({names}); bind it with {{={ambiguous[0][0].name}}}",
+                level="warning",
+            )
             return Binding(q, "ambiguous", tuple(chosen), reading)
         return Binding(q, "bound", tuple(chosen), reading)
 
@@ -373,9 +414,15 @@ def bind_answer(
     binder = Binder(slug, path, values or [])
     result = binder.result
     for m in orphans:
-        result.problems.append(error(path, m.line, m.col, "claim-marker-orphan",
-                                     f"'{{{m.kind}{m.body}}}' follows no quantity; put it right after the number "
-                                     "(and its unit), no space"))
+        result.problems.append(
+            error(
+                path,
+                m.line,
+                m.col,
+                "claim-marker-orphan",
+                f"'{{{m.kind}{m.body}}}' follows no quantity; put it right after the number (and its unit), no space",
+            )
+        )
     if values is None:
         result.verified = False
         pending = [q for q in quantities if not (q.marker and q.marker.kind == "!")]
@@ -386,15 +433,23 @@ def bind_answer(
                 result.bindings.append(Binding(q, "unverified"))
         if pending:
             first = pending[0]
-            result.problems.append(error(path, first.line, first.col, "claims-unverified",
-                                         f"{len(pending)} number(s) cannot be checked: verify/{slug}.py has no "
-                                         f"verification record; run `qbank verify {slug}`"))
+            result.problems.append(
+                error(
+                    path,
+                    first.line,
+                    first.col,
+                    "claims-unverified",
+                    f"{len(pending)} number(s) cannot be checked: verify/{slug}.py has no "
+                    f"verification record; run `qbank verify {slug}`",
+                )
+            )
         return result
     for q in quantities:
         result.bindings.append(binder.bind(q))
     script = script_path or f"verify/{slug}.py"
     for v in values:
         if v.kind == "claim" and v.name not in result.used:
-            result.problems.append(warning(script, v.line, 1, "claim-unused",
-                                           f"claim {v.name!r} is never stated in {path}"))
+            result.problems.append(
+                warning(script, v.line, 1, "claim-unused", f"claim {v.name!r} is never stated in {path}")
+            )
     return result

@@ -39,7 +39,13 @@ class ClaimsReport:
     def exemptions(self) -> list[dict[str, Any]]:
         """Every exemption with its reason and position."""
         return [
-            {"path": a.path, "line": b.quantity.line, "col": b.quantity.col, "text": b.quantity.text, "reason": b.reason}
+            {
+                "path": a.path,
+                "line": b.quantity.line,
+                "col": b.quantity.col,
+                "text": b.quantity.text,
+                "reason": b.reason,
+            }
             for a in self.answers
             for b in a.bindings
             if b.status == "exempt"
@@ -82,8 +88,10 @@ def binding_json(path: str, b: Binding) -> dict[str, Any]:
         "relation": f.relation,
         "approx": f.approx,
         "status": b.status,
-        "bound": [{"name": v.name, "kind": v.kind, "value": v.value, "unit": v.unit, "shown": shown(reading, v)}
-                  for v in b.values],
+        "bound": [
+            {"name": v.name, "kind": v.kind, "value": v.value, "unit": v.unit, "shown": shown(reading, v)}
+            for v in b.values
+        ],
         "reason": b.reason,
     }
 

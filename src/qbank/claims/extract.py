@@ -9,6 +9,7 @@ that remains, its source line and column; math is normalised (``\\times`` -> ``Ã
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -205,7 +206,8 @@ def _split_math(ct: CharText) -> list[CharText]:
         end = m.end()
         sub = CharText(ct.chars[s:e], ct.pos[s:e])
         unit = UNIT_RE.match(text, end)
-        if unit and text[s:e].rstrip()[-1:].isdigit():
+        tail = text[s:e].rstrip()[-1:]
+        if unit and (tail.isdigit() or tail == "}"):
             sub.chars += [" ", *text[unit.start("unit") : unit.end()]]
             sub.pos += [ct.pos[unit.start("unit")], *ct.pos[unit.start("unit") : unit.end()]]
             end = unit.end()
@@ -259,7 +261,7 @@ def _table_runs(lines: list[str], first: int, last: int) -> list[Run]:
             continue
         cells: list[tuple[int, int]] = []
         bounds = [-1, *[m.start() for m in PIPE_SPLIT_RE.finditer(line)], len(line)]
-        for a, b in zip(bounds, bounds[1:], strict=False):
+        for a, b in itertools.pairwise(bounds):
             if line[a + 1 : b].strip() or 0 < a + 1 < b < len(line):
                 cells.append((a + 1, b))
         if line.lstrip().startswith("|"):
@@ -314,8 +316,14 @@ def runs_of(text: str, markers: dict[str, Marker]) -> list[Run]:
             todo = [i for i in range(first, last) if i not in done]
             if not todo:
                 continue
-            context = next((s for s in reversed(stack) if s in {"heading", "blockquote", "admonition_title",
-                                                                 "list_item", "admonition"}), "paragraph")
+            context = next(
+                (
+                    s
+                    for s in reversed(stack)
+                    if s in {"heading", "blockquote", "admonition_title", "list_item", "admonition"}
+                ),
+                "paragraph",
+            )
             ct = _chartext(lines, todo[0], todo[-1] + 1)
             done.update(todo)
             if any(todo[0] <= idx <= todo[-1] for idx in ordered_items):
@@ -333,9 +341,7 @@ def runs_of(text: str, markers: dict[str, Marker]) -> list[Run]:
     return runs
 
 
-def _attach(
-    found: list[Found], text: str, markers: list[tuple[int, Marker]]
-) -> tuple[dict[int, Marker], list[Marker]]:
+def _attach(found: list[Found], text: str, markers: list[tuple[int, Marker]]) -> tuple[dict[int, Marker], list[Marker]]:
     """Markers to quantities: right after the quantity, or after the one noun it counts ('five engineers{!}')."""
     attached: dict[int, Marker] = {}
     orphans: list[Marker] = []

@@ -150,9 +150,7 @@ def _unit_info(symbol: str) -> tuple[str, float, str]:
     return target, unit.scale * mult, unit.dimension
 
 
-def readings(
-    mantissa: float, step: float, mults: tuple[float, ...], unit: str | None
-) -> tuple[Reading, ...]:
+def readings(mantissa: float, step: float, mults: tuple[float, ...], unit: str | None) -> tuple[Reading, ...]:
     """All readings of a number: one per suffix interpretation, in the unit given (or plain)."""
     out = []
     for mult in mults:
@@ -160,7 +158,8 @@ def readings(
             out.append(Reading(mantissa, step, mult, "number", "", mult))
         else:
             target, scale, dim = _unit_info(unit)
-            out.append(Reading(mantissa, step, mult * scale, dim, target, mult))
+            label = target if UNIT_WORDS.get(unit, (target, 1.0))[1] == 1.0 else unit  # "kW" stays "kW"
+            out.append(Reading(mantissa, step, mult * scale, dim, label, mult))
     return tuple(out)
 
 
@@ -323,7 +322,7 @@ class Scanner:
         text = self.text
         between = re.search(r"(?i)\bbetween\s*$", text[: core.start])
         joiner = re.compile(r"\s+and\s+") if between else RANGE_DASH_RE
-        dash = joiner.match(text, core.end if unit is None else found.end)
+        dash = joiner.match(text, found.end)
         if dash and not self.is_blocked(dash.end()):
             other = self.digit_core(dash.end())
             if other is not None:
@@ -357,7 +356,7 @@ class Scanner:
         out: list[Found] = []
         i = 0
         while i < len(words):
-            w, s, e = words[i]
+            w, s, _e = words[i]
             lw = w.lower()
             if self.is_blocked(s) or any(a <= s < b for a, b in taken):
                 i += 1
@@ -377,9 +376,8 @@ class Scanner:
         w, s, e = words[i]
         lw = w.lower()
         seq = [x[0].lower() for x in words[i : i + 8]]
-        adjacent = all(words[i + k + 1][1] - words[i + k][2] <= 1 for k in range(min(len(seq), 7) - 1))
-        del adjacent
         rel, approx = self.modifiers(s)
+        lo: tuple[Reading, ...]
         fold = fold_factor(lw)
         if fold:
             lo = (Reading(fold, math.inf, 1.0, "factor", "x"),)

@@ -65,7 +65,11 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("citation", r"\[\^?\d+\]", "[12], footnote [^3]"),
     _rule("hash-number", r"(?<![\w&])#\d+", "#1234 (issues, pull requests)"),
-    _rule("arxiv", r"(?i:arxiv)[:\s]*\d{4}\.\d{4,5}(?:v\d+)?|(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d.])", "arXiv:2412.19437"),
+    _rule(
+        "arxiv",
+        r"(?i:arxiv)[:\s]*\d{4}\.\d{4,5}(?:v\d+)?|(?<![\d.])\d{4}\.\d{4,5}(?:v\d+)?(?![\d.])",
+        "arXiv:2412.19437",
+    ),
     _rule("version", r"(?<![\w.])v?\d+\.\d+\.\d+(?:[.-]?\w+)*", "0.10.2, 1.2.3-rc1, v2.4.0"),
     _rule("iso-date", r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)|(?<!\d)\d{1,2}/\d{1,2}/\d{2,4}(?!\d)", "2024-05-13, 11/30/2025"),
     _rule(
@@ -76,7 +80,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "year-in-context",
-        rf"(?i:\b(?:in|since|by|until|till|from|before|after|circa|c\.|early|late|mid|during|year|©)\s+|(?:et al\.,?)\s*)"
+        r"(?i:\b(?:in|since|by|until|till|from|before|after|circa|c\.|early|late|mid|during|year|©)\s+"
+        r"|(?:et al\.,?)\s*)"
         rf"{YEAR}s?(?![\w.,]|\s*[–-]\s*\d|\s*%|{UNIT_AFTER_RE})",
         "in 2024, since 2017, Leviathan et al. 2023, the 2020s",
     ),
@@ -89,7 +94,11 @@ RULES: tuple[Rule, ...] = (
     _rule("decade", r"\b(?:19|20)\d0s\b", "the 2020s, 1990s"),
     _rule("big-o", r"\b[OΘΩo]\([^()]*(?:\([^()]*\)[^()]*)*\)", "O(n^2), O(1), Θ(n log n)"),
     _rule("hex", r"\b0x[0-9A-Fa-f]+\b", "0xFF"),
-    _rule("math-index", r"_\{[^{}]*\}|_[\w]+|(?<=[A-Za-z)\]])\^\{?-?\d+\}?|(?<=[A-Za-z)\]])[⁰¹²³⁴⁵⁶⁷⁸⁹]+", "x_1, W_{2}, d^2"),
+    _rule(
+        "math-index",
+        r"_\{[^{}]*\}|_[\w]+|(?<=[A-Za-z)\]])\^\{?-?\d+\}?|(?<=[A-Za-z)\]])[⁰¹²³⁴⁵⁶⁷⁸⁹]+",
+        "x_1, W_{2}, d^2",
+    ),
     _rule(
         "fixed-phrase",
         r"(?i)\b(?:half|single|double)[- ]precision\b|\bdouble[- ]buffer\w*|\bhalf[- ]duplex|\bzero[- ]\w+"

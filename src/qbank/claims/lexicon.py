@@ -119,8 +119,11 @@ UNIT_RE = re.compile(rf"(?P<sep>[ \u00a0\u202f]{{0,3}}-?|-)(?P<unit>{UNIT_ALT})(
 RELATIONS: tuple[tuple[str, str], ...] = (
     (r"no more than|not more than|at most|up to|within|≤|<=|⩽|=<", "<="),
     (r"no less than|no fewer than|not less than|at least|≥|>=|⩾|=>", ">="),
-    (r"more than|greater than|higher than|larger than|bigger than|over|above|upwards of|in excess of|exceeds?"
-     r"|exceeding|beyond|>", ">"),
+    (
+        r"more than|greater than|higher than|larger than|bigger than|over|above|upwards of|in excess of|exceeds?"
+        r"|exceeding|beyond|>",
+        ">",
+    ),
     (r"less than|fewer than|lower than|smaller than|under|below|<", "<"),
 )
 APPROXIMATIONS: tuple[tuple[str, str], ...] = (
@@ -139,8 +142,49 @@ OVER_AS_PREPOSITION = re.compile(
 )
 # words that may sit between a number and its count unit ("8 KV heads", "256 routed experts")
 STOP_WORDS = frozenset(
-    "of the a an and or per in on at to for with by from is are was were be each every than that which as vs "
-    "into out this these those it its their our your more less times x".split()
+    [
+        "of",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "per",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "with",
+        "by",
+        "from",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "each",
+        "every",
+        "than",
+        "that",
+        "which",
+        "as",
+        "vs",
+        "into",
+        "out",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "their",
+        "our",
+        "your",
+        "more",
+        "less",
+        "times",
+        "x",
+    ]
 )
 FACTOR_COMPARATIVES = re.compile(
     r"\s+(?:more|less|fewer|faster|slower|larger|smaller|bigger|higher|lower|longer|shorter|greater|as|cheaper"

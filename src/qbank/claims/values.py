@@ -51,7 +51,12 @@ def _run_script(root: Path, slug: str) -> dict[str, Any] | None:
         env.setdefault("QBANK_DEVICE", "cpu")
         try:
             subprocess.run(
-                [sys.executable, str(script)], cwd=tmp, env=env, capture_output=True, timeout=SCRIPT_TIMEOUT, check=False
+                [sys.executable, str(script)],
+                cwd=tmp,
+                env=env,
+                capture_output=True,
+                timeout=SCRIPT_TIMEOUT,
+                check=False,
             )
         except subprocess.TimeoutExpired:
             return None
