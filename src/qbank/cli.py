@@ -11,8 +11,12 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .problems import FORMATS, Report, render
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
 
 EXIT_OK, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -90,6 +94,8 @@ def cmd_claims(args: argparse.Namespace) -> int:
     claims = check_corpus(corpus)
     if args.slugs:
         claims.answers = [a for a in claims.answers if a.slug in set(args.slugs)]
+    if args.mutate:
+        return _claims_mutation(root, corpus, args)
     report = Report(problems=claims.problems, files=len(claims.answers))
     if args.format == "json":
         problems = [{**asdict(p), "level": p.level.value} for p in report.sorted()]
@@ -98,6 +104,28 @@ def cmd_claims(args: argparse.Namespace) -> int:
         sys.stdout.write(render_claims(claims))
         sys.stderr.write(render(report, args.format))
     return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
+
+
+def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> int:
+    """Print the mutation score of the claims check over the answers that have a verification record."""
+    from .claims.mutate import MutationResult, mutate_answer
+    from .claims.values import values_for
+
+    total = MutationResult()
+    for slug, answer in sorted(corpus.answers.items()):
+        if args.slugs and slug not in args.slugs:
+            continue
+        values = values_for(root, slug)
+        if values is None:
+            print(f"{answer.path}: no verification record, not mutated")
+            continue
+        result = mutate_answer(slug, answer.path, answer.text, values)
+        print(f"{answer.path}: {result.killed}/{result.total} mutants killed, {len(result.equivalent)} equivalent")
+        for m in result.survived:
+            print(f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} -> {m.after!r}")
+        total.add(result)
+    print(f"mutation score: {total.killed}/{total.total} = {total.score:.1%} ({len(total.equivalent)} equivalent)")
+    return EXIT_OK if total.score == 1.0 else EXIT_CONTENT
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -134,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("claims", parents=[common], help="every number in the answers and what it is bound to")
     p.add_argument("slugs", nargs="*", help="only these answers (default: all)")
+    p.add_argument("--mutate", action="store_true", help="mutate every bound number and report the mutation score")
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")

@@ -10,8 +10,9 @@ A pure function of the quantities and the declared values (no files, no scripts)
   *and* lies within 5% of it, so short numbers stay honest ("0.3" does not match 0.34).
 - **Approximations.** "about/around/roughly/~/≈/nearly" allow 10% instead of rounding; "on the order
   of" allows a factor of √10.
-- **Comparatives.** "over 90%" binds to a compatible value within a factor of 10 of 90% for which the
-  comparison holds; when such values exist but none satisfies it, that is ``claim-comparative``.
+- **Comparatives.** "over 90%" binds to a value of the same dimension within a factor of 10 of 90% for
+  which the comparison holds; when such values exist but none satisfies it, that is
+  ``claim-comparative``. Anything looser needs an explicit ``{=name}``.
 - **Ranges.** Both ends must bind ("85–90%" needs a value at 85% and one at 90%).
 - **Ambiguity.** Values that match with the same number are one binding (all count as stated); two
   different numbers that both match, neither exactly, are ``claim-ambiguous`` (a warning): bind
@@ -310,7 +311,8 @@ class Binder:
         """'over 90%': some nearby compatible value must satisfy the comparison."""
         f = q.found
         rel = f.relation or ""
-        near_values = [(v, r) for v in self.values for r in f.lo if near(r, v)]
+        # only values of the very same dimension: "over 90%" says nothing about a plain count of 2
+        near_values = [(v, r) for v in self.values for r in f.lo if r.dimension == v.dimension and near(r, v)]
         good = [(v, r) for v, r in near_values if holds(r, v, rel)]
         if good:
             v, r = min(good, key=lambda vr: _distance(vr[1], vr[0]))

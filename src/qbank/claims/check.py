@@ -9,9 +9,9 @@ from typing import Any
 
 from ..corpus import Corpus
 from ..problems import Problem
+from . import values as values_module
 from .bind import AnswerClaims, Binding, Declared, bind_answer, shown
 from .extract import extract
-from .values import values_for
 
 ValuesFor = Callable[[Path, str], list[Declared] | None]
 
@@ -102,8 +102,9 @@ def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | 
     return bind_answer(slug, path, quantities, orphans, values)
 
 
-def check_corpus(corpus: Corpus, values: ValuesFor = values_for) -> ClaimsReport:
-    """Bind every answer of the corpus against its script's latest record."""
+def check_corpus(corpus: Corpus, values: ValuesFor | None = None) -> ClaimsReport:
+    """Bind every answer of the corpus against its script's latest record (or ``values(root, slug)``)."""
+    values = values or values_module.values_for
     report = ClaimsReport()
     for slug in sorted(corpus.answers):
         answer = corpus.answers[slug]

@@ -19,7 +19,7 @@ from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .grammar import Found, scan
-from .lexicon import UNIT_RE, UNIT_WORDS
+from .lexicon import COUNT_DIMENSIONS, UNIT_RE, UNIT_WORDS
 
 Pos = tuple[int, int]
 Piece = str | int  # new text (placed at the match start) or a group number (kept with its positions)
@@ -247,7 +247,8 @@ def header_unit(cell: str) -> str | None:
     """The unit a table header states for its column: 'KV (GiB)', 'share [%]', 'latency ms'."""
     m = HEADER_UNIT_RE.search(cell.strip())
     if not m:
-        return None
+        counts = [w for w in re.findall(r"[A-Za-z]+", cell) if UNIT_WORDS.get(w, ("", 0.0))[0] in COUNT_DIMENSIONS]
+        return counts[0] if len(counts) == 1 else None  # "GPUs for KV alone": plain cells count GPUs
     unit = (m.group("unit") or m.group("bare") or "").strip()
     return unit if unit in UNIT_WORDS or unit in {"x", "×"} else None
 

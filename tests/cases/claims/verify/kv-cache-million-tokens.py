@@ -9,7 +9,7 @@ layers = given("layers", 80, unit="layers", source="Llama-3.1-70B sku_list.py n_
 q_heads = given("q_heads", 64, unit="heads", source="Llama-3.1-70B sku_list.py n_heads")
 kv_heads = given("kv_heads", 8, unit="heads", source="Llama-3.1-70B sku_list.py n_kv_heads")
 head_dim = given("head_dim", 128, unit="dims", source="8192 / 64")
-kv_tensors = given("kv_tensors", 2, source="one K and one V tensor per layer")
+kv_tensors = given("kv_tensors", 2, unit="x", source="one K and one V tensor per layer")
 bytes_per_value = given("bytes_per_value", 2, unit="B", source="bf16 is 2 bytes")
 tokens = given("context_tokens", 2**20, unit="tokens", source="1M read as 2^20 tokens")
 short_tokens = given("short_context_tokens", 2**17, unit="tokens", source="128K read as 2^17 tokens")

@@ -1,0 +1,162 @@
+"""Mutation testing of the claims checker: change a bound number and the check must fail at its position.
+
+Three operators per bound quantity: scale the number by 1.5, change its leading digit, and swap its unit
+(GiB<->GB, ms<->us, % dropped). For comparatives the change goes the way that makes the claim false
+("over 90%" becomes "over 135%", "under 1 ms" becomes "under 0.667 ms"): a weaker comparative is still
+true. A mutant is *killed* when binding the mutated answer against the same recorded values reports an
+error at the number's line and column; *equivalent* when the mutated text is still true of the value the
+original was bound to (e.g. "about 320 GB" for 343.6 GB); otherwise it *survived*. The score is
+killed / (killed + survived).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .bind import Binder, Binding, Declared
+from .check import check_answer_text
+from .extract import Marker, Quantity, extract
+
+UNIT_SWAPS = {
+    "GiB": "GB",
+    "GB": "GiB",
+    "MiB": "MB",
+    "MB": "MiB",
+    "KiB": "KB",
+    "KB": "KiB",
+    "TiB": "TB",
+    "TB": "TiB",
+    "GiB/s": "GB/s",
+    "GB/s": "GiB/s",
+    "TB/s": "TiB/s",
+    "ms": "us",
+    "us": "ms",
+    "µs": "ms",
+    "ns": "us",
+    "%": "",
+}
+DIGIT_RULES = {"digits", "unit", "suffix", "count-noun", "factor", "range", "ratio", "scale-word", "power"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One changed number: which operator, where, and the whole mutated document."""
+
+    op: str
+    line: int
+    col: int
+    before: str
+    after: str
+    text: str
+
+
+@dataclass
+class MutationResult:
+    """Outcome counts and the mutants that were not killed."""
+
+    killed: int = 0
+    equivalent: list[Mutant] = field(default_factory=list)
+    survived: list[Mutant] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """Mutants that count toward the score."""
+        return self.killed + len(self.survived)
+
+    @property
+    def score(self) -> float:
+        """Killed over killed + survived (1.0 when there is nothing to kill)."""
+        return self.killed / self.total if self.total else 1.0
+
+    def add(self, other: MutationResult) -> None:
+        """Merge another result into this one."""
+        self.killed += other.killed
+        self.equivalent += other.equivalent
+        self.survived += other.survived
+
+
+def fmt(x: float) -> str:
+    """A number as an author would write it: up to 6 significant digits, no exponent for usual sizes."""
+    text = f"{x:.6f}".rstrip("0").rstrip(".") if 1e-4 <= abs(x) < 1e15 else f"{x:.6g}"
+    return text or "0"
+
+
+def _shift_digit(core: str, up: bool) -> str | None:
+    """Change the leading non-zero digit of a written number, up or down."""
+    m = re.search(r"[1-9]", core)
+    if m is None:
+        return None
+    d = int(m.group(0))
+    new = (str(d + 1) if d < 9 else "10") if up else str(d - 1)
+    return core[: m.start()] + new + core[m.end() :]
+
+
+def mutants(text: str, q: Quantity) -> list[Mutant]:
+    """The mutants of one quantity in a document (empty when its number spans lines)."""
+    lines = text.split("\n")
+    end_line, end_col = q.core_end
+    if end_line != q.line or end_col <= q.col:
+        return []
+    line = lines[q.line - 1]
+    core = line[q.col - 1 : end_col - 1]
+    f = q.found
+    reading = f.lo[0]
+    down = f.relation in {"<", "<="}
+    value = reading.mantissa * (reading.mult if f.rule in {"exponent", "times-ten"} else 1.0)
+
+    def doc(new_line: str) -> str:
+        return "\n".join([*lines[: q.line - 1], new_line, *lines[q.line :]])
+
+    out: list[Mutant] = []
+    scaled = fmt(value / 1.5 if down else value * 1.5)
+    out.append(Mutant("scale", q.line, q.col, core, scaled, doc(line[: q.col - 1] + scaled + line[end_col - 1 :])))
+    if f.rule in DIGIT_RULES and re.fullmatch(r"[\d.,]+", core):
+        shifted = _shift_digit(core, up=not down if f.relation else True)
+        if shifted is not None and shifted != core:
+            changed = line[: q.col - 1] + shifted + line[end_col - 1 :]
+            out.append(Mutant("digit", q.line, q.col, core, shifted, doc(changed)))
+    unit = reading.unit
+    swap = UNIT_SWAPS.get(unit)
+    if swap is not None:
+        span_end = q.col - 1 + len(q.text.split("\n")[0])
+        rest = line[end_col - 1 : span_end]
+        m = re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", rest)
+        if m:
+            a, b = end_col - 1 + m.start(), end_col - 1 + m.end()
+            out.append(Mutant("unit", q.line, q.col, unit, swap or "(none)", doc(line[:a] + swap + line[b:])))
+    return out
+
+
+def _still_true(mutant: Mutant, original: Binding, values: list[Declared], slug: str, path: str) -> bool:
+    """Whether the mutated number is still a true statement of the value(s) the original was bound to."""
+    quantities, _ = extract(mutant.text)
+    here = [q for q in quantities if (q.line, q.col) == (mutant.line, mutant.col)]
+    if not here or not original.values:
+        return False
+    q = here[0]
+    names = ",".join(v.name for v in original.values)
+    if q.found.hi is not None and len(original.values) == 1:
+        return False
+    forced = Quantity(q.found, q.text, q.line, q.col, q.context, Marker("=", names, q.line, q.col), q.core_end)
+    binder = Binder(slug, path, values)
+    return binder.bind(forced).status == "bound"
+
+
+def mutate_answer(slug: str, path: str, text: str, values: list[Declared]) -> MutationResult:
+    """Mutate every bound number of one answer and bind each mutant against the same values."""
+    result = MutationResult()
+    base = check_answer_text(slug, path, text, values)
+    for binding in base.bindings:
+        if binding.status not in {"bound", "ambiguous"}:
+            continue
+        q = binding.quantity
+        for mutant in mutants(text, q):
+            after = check_answer_text(slug, path, mutant.text, values)
+            if any(p.line == q.line and p.col == q.col and p.level.value == "error" for p in after.problems):
+                result.killed += 1
+            elif _still_true(mutant, binding, values, slug, path):
+                result.equivalent.append(mutant)
+            else:
+                result.survived.append(mutant)
+    return result
