@@ -10,9 +10,9 @@ A pure function of the quantities and the declared values (no files, no scripts)
   *and* lies within 5% of it, so short numbers stay honest ("0.3" does not match 0.34).
 - **Approximations.** "about/around/roughly/~/≈/nearly" allow 10% instead of rounding; "on the order
   of" allows a factor of √10.
-- **Comparatives.** "over 90%" binds to a value of the same dimension within a factor of 10 of 90% for
-  which the comparison holds; when such values exist but none satisfies it, that is
-  ``claim-comparative``. Anything looser needs an explicit ``{=name}``.
+- **Comparatives.** "over 90%" binds to a value of the same dimension (or a count, for a plain
+  number) within a factor of 10 of 90% for which the comparison holds; when such values exist but
+  none satisfies it, that is ``claim-comparative``. Anything looser needs an explicit ``{=name}``.
 - **Ranges.** Both ends must bind ("85–90%" needs a value at 85% and one at 90%).
 - **Ambiguity.** Values that match with the same number are one binding (all count as stated); two
   different numbers that both match, neither exactly, are ``claim-ambiguous`` (a warning): bind
@@ -79,6 +79,15 @@ def compatible(qdim: str, vdim: str) -> bool:
     if qdim == "number":
         return vdim in PLAINISH
     return vdim == "number" and qdim in PLAINISH
+
+
+def _comparable(qdim: str, vdim: str) -> bool:
+    """Dimensions a comparative may bind across: the same, or a plain number and a count."""
+    return (
+        qdim == vdim
+        or (qdim == "number" and vdim in COUNT_DIMENSIONS)
+        or (vdim == "number" and qdim in COUNT_DIMENSIONS)
+    )
 
 
 def in_written(reading: Reading, value: Declared) -> float:
@@ -312,7 +321,9 @@ class Binder:
         f = q.found
         rel = f.relation or ""
         # only values of the very same dimension: "over 90%" says nothing about a plain count of 2
-        near_values = [(v, r) for v in self.values for r in f.lo if r.dimension == v.dimension and near(r, v)]
+        near_values = [
+            (v, r) for v in self.values for r in f.lo if _comparable(r.dimension, v.dimension) and near(r, v)
+        ]
         good = [(v, r) for v, r in near_values if holds(r, v, rel)]
         if good:
             v, r = min(good, key=lambda vr: _distance(vr[1], vr[0]))

@@ -19,7 +19,7 @@ from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .grammar import Found, scan
-from .lexicon import COUNT_DIMENSIONS, UNIT_RE, UNIT_WORDS
+from .lexicon import UNIT_RE, UNIT_WORDS
 
 Pos = tuple[int, int]
 Piece = str | int  # new text (placed at the match start) or a group number (kept with its positions)
@@ -118,7 +118,7 @@ def normalize_math(ct: CharText) -> None:
     """Rewrite LaTeX so the grammar reads it like prose, keeping positions."""
     ct.blank(r"\\(?:tag|label|ref|eqref)\{[^{}]*\}")
     ct.sub(r"\\[dt]?frac\{\s*(\d+)\s*\}\{\s*(\d+)\s*\}", _keep(1, "/", 2))
-    ct.sub(r"\\(?:text|mathrm|textrm|mathit|mathbf|textbf|operatorname|mbox)\s*\{([^{}]*)\}", _keep(" ", 1, " "))
+    ct.sub(r"\\(?:text|mathrm|textrm|mathit|mathbf|textbf|operatorname|mbox)\s*\{([^{}]*)\}", _keep("\u00a0", 1, " "))
     ct.sub(r"\{,\}", _keep(","))
     ct.sub(r"(?<=\d)\\[,;:!]\s*(?=\d{3}(?!\d))", _keep())
     ct.sub(r"\\[,;:! >]", lambda m: [" "])
@@ -247,34 +247,50 @@ def header_unit(cell: str) -> str | None:
     """The unit a table header states for its column: 'KV (GiB)', 'share [%]', 'latency ms'."""
     m = HEADER_UNIT_RE.search(cell.strip())
     if not m:
-        counts = [w for w in re.findall(r"[A-Za-z]+", cell) if UNIT_WORDS.get(w, ("", 0.0))[0] in COUNT_DIMENSIONS]
-        return counts[0] if len(counts) == 1 else None  # "GPUs for KV alone": plain cells count GPUs
+        # a short label naming one unit: "GB/s", "KV-only GPUs", "Bytes read (BF16)"; not "Weights / GPU"
+        words = re.sub(r"\([^()]*\)", " ", cell).split()
+        found = [
+            _unit_word(w)
+            for i, w in enumerate(words)
+            if _unit_word(w) and (i == 0 or words[i - 1].lower() not in {"/", "per"})
+        ]
+        return found[0] if len(words) <= 3 and len(found) == 1 else None
     unit = (m.group("unit") or m.group("bare") or "").strip()
     return unit if unit in UNIT_WORDS or unit in {"x", "×"} else None
 
 
+def _unit_word(word: str) -> str | None:
+    """A unit spelled by one table-label word ("GiB", "GPUs", "Bytes", "FLOPs"), or None."""
+    w = word.strip(".,:;*_")
+    if w in UNIT_WORDS and len(w) > 1:
+        return w
+    lower = {k.lower(): k for k in UNIT_WORDS if len(k) >= 3}
+    return lower.get(w.lower()) if len(w) >= 3 else None
+
+
 def _table_runs(lines: list[str], first: int, last: int) -> list[Run]:
+    """One run per table cell; plain numbers take the unit their column header (or row label) names."""
     runs: list[Run] = []
-    units: list[str | None] = []
+    units: list[str | None] | None = None
     for i in range(first, last):
         line = lines[i]
         if re.fullmatch(r"\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*", line):
             continue
-        cells: list[tuple[int, int]] = []
         bounds = [-1, *[m.start() for m in PIPE_SPLIT_RE.finditer(line)], len(line)]
-        for a, b in itertools.pairwise(bounds):
-            if line[a + 1 : b].strip() or 0 < a + 1 < b < len(line):
-                cells.append((a + 1, b))
+        cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
         if line.lstrip().startswith("|"):
-            cells = [c for c in cells if line[c[0] : c[1]].strip() or c[0] > line.index("|")]
-        cells = [c for c in cells if not (c[0] == 0 and not line[: c[1]].strip())]
-        header = not units
-        if header:
-            units = [header_unit(line[a:b]) for a, b in cells]
+            cells = cells[1:]
+        if line.rstrip().endswith("|") and len(cells) > 1:
+            cells = cells[:-1]
+        labels = [header_unit(line[a:b]) for a, b in cells]
+        header = units is None
+        if units is None:
+            units = labels
+        row_unit = labels[0] if labels else None
         for k, (a, b) in enumerate(cells):
-            hint = None if header or k >= len(units) else units[k]
-            if hint in {"×"}:
-                hint = "x"
+            hint = None
+            if not header:
+                hint = units[k] if k < len(units) and units[k] else (row_unit if k > 0 else None)
             runs.append(Run(_chartext(lines, i, i + 1, a, b), "table-header" if header else "table", unit_hint=hint))
     return runs
 
@@ -311,6 +327,9 @@ def runs_of(text: str, markers: dict[str, Marker]) -> list[Run]:
             for run in _table_runs(lines, first, last):
                 _pull_markers(run.ct, markers)
                 _clean_prose(run.ct)
+                for math_ct in _split_math(run.ct):
+                    normalize_math(math_ct)
+                    runs.append(Run(math_ct, "math", math=True))
                 runs.append(run)
             done.update(range(first, last))
         elif tok.type == "inline":
@@ -349,7 +368,9 @@ def _attach(found: list[Found], text: str, markers: list[tuple[int, Marker]]) ->
     for idx, marker in markers:
         target = None
         for k, f in enumerate(found):
-            if f.end <= idx and re.fullmatch(r"(?:[\s-]?[A-Za-z][\w-]*)?\s*", text[f.end : idx]):
+            inside = f.num_start < idx <= f.end  # "8{=gpus} GPUs", "57%{=x} or more"
+            after = f.end <= idx and re.fullmatch(r"(?:[\s-]?[A-Za-z][\w-]*){0,3}\s*", text[f.end : idx])
+            if inside or after:
                 target = k
         if target is None or target in attached:
             orphans.append(marker)

@@ -22,7 +22,7 @@ from .lexicon import (
     FACTOR_COMPARATIVES,
     MEASURE_DIMENSIONS,
     MODEL_NOUNS,
-    OVER_AS_PREPOSITION,
+    OVER_AS_COMPARISON,
     POSTFIX_RELATIONS,
     RELATIONS,
     SCALE_AFTER,
@@ -33,6 +33,7 @@ from .lexicon import (
 )
 from .words import FRACTION_WORDS, MULTIPLE_WORDS, fold_factor, parse_cardinal
 
+SINGULAR_COUNTS = frozenset(w for w, (sym, _m) in UNIT_WORDS.items() if sym in COUNT_DIMENSIONS and f"{w}s" == sym)
 SPREAD_OVER = frozenset({"GPUs", "nodes", "layers", "steps", "requests", "experts", "blocks", "heads"})
 
 RULES: dict[str, str] = {
@@ -228,9 +229,8 @@ class Scanner:
                     before = text[: core.start].rstrip().lower()
                     if unit_m and UNIT_WORDS[unit_m.group("unit")][0] in COUNT_DIMENSIONS:
                         return unit_m.end(), unit_m.group("unit"), tuple(m * 1e9 for m in mults), "suffix", None
-                    if model or before.endswith((" a", " an")) or before in {"a", "an"}:
-                        return rest, "params", tuple(m * 1e9 for m in mults), "suffix", None
-                    return rest, "B", mults, "unit", None
+                    del model, before  # glued "B" is billions of parameters: "70B", "0.9B"; bytes are "2 B"
+                    return rest, "params", tuple(m * 1e9 for m in mults), "suffix", None
                 mults = tuple(m * s for m in mults for s in SUFFIXES[letter])
                 end, rule = rest, "suffix"
             else:
@@ -249,7 +249,7 @@ class Scanner:
             mults = tuple(m * SCALE_AFTER[scale_m.group("w")] for m in mults)
             end, rule = scale_m.end(), "scale-word"
         unit_m = UNIT_RE.match(text, end)
-        if unit_m:
+        if unit_m and self.unit_ok(unit_m, core, mults):
             return unit_m.end(), unit_m.group("unit"), mults, "unit" if rule == "digits" else rule, None
         gpu = GPU_NAME_RE.match(text, end)
         if gpu and not self.math:
@@ -275,6 +275,15 @@ class Scanner:
             return end, self.unit_hint, mults, rule, noun
         return end, None, mults, rule, noun
 
+    def unit_ok(self, m: re.Match[str], core: _Core, mults: tuple[float, ...]) -> bool:
+        """Whether a unit match after a number really is its unit."""
+        unit = m.group("unit")
+        if self.math and len(unit) == 1 and unit != "%" and "\u00a0" not in m.group("sep"):
+            return False  # "$448\,s$", "$1-h$": in a formula a lone letter is a variable (\text{s} is a unit)
+        singular = unit in SINGULAR_COUNTS and "-" not in m.group("sep")
+        # "the 1M request" names a request, it does not count requests
+        return not (singular and core.mantissa * mults[0] != 1)
+
     # -- modifiers ------------------------------------------------------------------------------------
     def modifiers(self, start: int) -> tuple[str | None, str | None]:
         """(relation, approximation) written right before ``start``."""
@@ -285,7 +294,9 @@ class Scanner:
                 word = m.group(0).strip().lower()
                 if word == "over":
                     prev = before[: m.start()].rstrip().split()
-                    if prev and OVER_AS_PREPOSITION.search(prev[-1]):
+                    clause_start = not prev or prev[-1][-1] in "(:;"
+                    percent = re.match(r"\s*[\d.,]+\s*(?:%|percent)", self.text[start:])
+                    if not (clause_start or percent or prev[-1].lower() in OVER_AS_COMPARISON):
                         break
                 return rel, None
         for pattern, kind in APPROX_BEFORE:

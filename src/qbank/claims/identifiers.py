@@ -82,7 +82,7 @@ RULES: tuple[Rule, ...] = (
         "year-in-context",
         r"(?i:\b(?:in|since|by|until|till|from|before|after|circa|c\.|early|late|mid|during|year|©)\s+"
         r"|(?:et al\.,?)\s*)"
-        rf"{YEAR}s?(?![\w.,]|\s*[–-]\s*\d|\s*%|{UNIT_AFTER_RE})",
+        rf"{YEAR}s?(?![\w]|[.,]\d|\s*[–-]\s*\d|\s*%|{UNIT_AFTER_RE})",
         "in 2024, since 2017, Leviathan et al. 2023, the 2020s",
     ),
     _rule("year-parenthesized", rf"\((?:[^()\d]*[\s,])?{YEAR}[a-z]?\)", "(2023), (Leviathan et al., 2023)"),

@@ -58,6 +58,7 @@ UNIT_WORDS.update(
         "percent": ("%", 1.0),
         "per cent": ("%", 1.0),
         "percentage points": ("%", 1.0),
+        "points": ("%", 1.0),
         "pp": ("%", 1.0),
         "tok/s": ("tokens/s", 1.0),
         "tokens/sec": ("tokens/s", 1.0),
@@ -113,7 +114,8 @@ def _alternation(words: list[str]) -> str:
 UNIT_ALT = _alternation(list(UNIT_WORDS))
 # a unit (or magnitude word) right after a number: used by identifier rules to leave quantities alone
 UNIT_AFTER_RE = rf"(?:\s*[-\s]?(?:{UNIT_ALT}|{_alternation(list(SCALE_AFTER))})(?![\w/])|\s*[%×x](?![\w]))"
-UNIT_RE = re.compile(rf"(?P<sep>[ \u00a0\u202f]{{0,3}}-?|-)(?P<unit>{UNIT_ALT})(?![\w/])")
+# a unit may be followed by "/token" (per-token sizes) but not by "/s" (that is a rate, spelled in the table)
+UNIT_RE = re.compile(rf"(?P<sep>[ \t\n\u00a0\u202f]{{0,3}}-?|-)(?P<unit>{UNIT_ALT})(?!\w)(?!/(?:s|sec)\b)")
 
 # words before a number that compare (relation) or approximate (kind of tolerance)
 RELATIONS: tuple[tuple[str, str], ...] = (
@@ -134,15 +136,85 @@ POSTFIX_RELATIONS: tuple[tuple[str, str], ...] = (
     (r"\+|\s+or\s+(?:more|greater|higher|above|larger|longer)", ">="),
     (r"\s+or\s+(?:less|fewer|lower|below|smaller|shorter)", "<="),
 )
-# verbs after which "over" is a preposition, not a comparison ("sharded over 8 GPUs")
-OVER_AS_PREPOSITION = re.compile(
-    r"(?:ed|ing|split|spread|shard|shards|sum|sums|average|averages|run|runs|loop|loops|iterate|iterates|scale"
-    r"|scales|spread|amortize|amortizes|reduce|reduces|distribute|distributes|stream|streams|all-reduce|go|goes)$",
-    re.IGNORECASE,
+# "over" compares only after these words (or a percentage: "over 90%"); elsewhere it is a preposition
+# ("sharded over 8 GPUs", "accumulates over 64 rows") or a division ("989 TFLOP/s over 3.35 TB/s")
+OVER_AS_COMPARISON = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "'s",
+        "at",
+        "of",
+        "to",
+        "with",
+        "by",
+        "for",
+        "from",
+        "than",
+        "and",
+        "or",
+        "just",
+        "well",
+        "slightly",
+        "far",
+        "still",
+        "spends",
+        "spend",
+        "takes",
+        "take",
+        "needs",
+        "need",
+        "uses",
+        "use",
+        "reaches",
+        "reach",
+        "costs",
+        "cost",
+        "holds",
+        "hold",
+        "has",
+        "have",
+        "had",
+        "stays",
+        "stay",
+        "remains",
+        "remain",
+        "gets",
+        "get",
+        "gives",
+        "give",
+        "saves",
+        "save",
+        "hits",
+        "hit",
+        "adds",
+        "add",
+        "cuts",
+        "reduces",
+        "exceeds",
+        "reaching",
+        "grows",
+        "grow",
+        "rises",
+        "rise",
+        "jumps",
+        "jump",
+        "drops",
+        "drop",
+        "falls",
+        "fall",
+        "—",
+        "–",
+    }
 )
 # words that may sit between a number and its count unit ("8 KV heads", "256 routed experts")
 STOP_WORDS = frozenset(
-    [
+    {
         "of",
         "the",
         "a",
@@ -184,7 +256,7 @@ STOP_WORDS = frozenset(
         "less",
         "times",
         "x",
-    ]
+    }
 )
 FACTOR_COMPARATIVES = re.compile(
     r"\s+(?:more|less|fewer|faster|slower|larger|smaller|bigger|higher|lower|longer|shorter|greater|as|cheaper"

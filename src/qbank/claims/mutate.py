@@ -1,7 +1,7 @@
 """Mutation testing of the claims checker: change a bound number and the check must fail at its position.
 
 Three operators per bound quantity: scale the number by 1.5, change its leading digit, and swap its unit
-(GiB<->GB, ms<->us, % dropped). For comparatives the change goes the way that makes the claim false
+(GiB<->GB, ms<->us, % -> ×). For comparatives the change goes the way that makes the claim false
 ("over 90%" becomes "over 135%", "under 1 ms" becomes "under 0.667 ms"): a weaker comparative is still
 true. A mutant is *killed* when binding the mutated answer against the same recorded values reports an
 error at the number's line and column; *equivalent* when the mutated text is still true of the value the
@@ -34,7 +34,7 @@ UNIT_SWAPS = {
     "us": "ms",
     "µs": "ms",
     "ns": "us",
-    "%": "",
+    "%": "×",
 }
 DIGIT_RULES = {"digits", "unit", "suffix", "count-noun", "factor", "range", "ratio", "scale-word", "power"}
 
