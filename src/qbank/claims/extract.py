@@ -19,7 +19,7 @@ from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .grammar import Found, scan
-from .lexicon import UNIT_RE, UNIT_WORDS
+from .lexicon import COUNT_DIMENSIONS, UNIT_RE, UNIT_WORDS
 
 Pos = tuple[int, int]
 Piece = str | int  # new text (placed at the match start) or a group number (kept with its positions)
@@ -138,6 +138,8 @@ INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?![\s$])(?P<body>(?:[^$\\\n]|\\.)+?)(
 ORDERED_MARKER_RE = re.compile(r"\A(?P<lead>[ \t>]*)(?P<num>\d{1,9}[.)])(?=\s|$)")
 BLOCKQUOTE_RE = re.compile(r"(?m)^[ \t]*>[ \t>]*")
 HEADING_NUMBER_RE = re.compile(r"^(?P<lead>\s*#{1,6}\s+)(?P<num>\d+(?:\.\d+)*\.?)(?=\s)")
+# math that ends in a number of its own ("= 327{,}680", "2^{20}"), not in an expression ("t+1")
+NUMERIC_TAIL_RE = re.compile(r"(?:^|=|\\approx|\\times|\\cdot)\s*[\d{},.^\s\\]*\d[\d{},.^\s]*\}?\s*$")
 PIPE_SPLIT_RE = re.compile(r"(?<!\\)\|")
 HEADER_UNIT_RE = re.compile(r"[(\[]\s*(?P<unit>[^()\[\]]+?)\s*[)\]]\s*$|\s(?P<bare>%|GiB|GB|MiB|MB|TB|ms|us|µs|s)\s*$")
 
@@ -206,8 +208,7 @@ def _split_math(ct: CharText) -> list[CharText]:
         end = m.end()
         sub = CharText(ct.chars[s:e], ct.pos[s:e])
         unit = UNIT_RE.match(text, end)
-        tail = text[s:e].rstrip()[-1:]
-        if unit and (tail.isdigit() or tail == "}"):
+        if unit and NUMERIC_TAIL_RE.search(text[s:e]):
             sub.chars += [" ", *text[unit.start("unit") : unit.end()]]
             sub.pos += [ct.pos[unit.start("unit")], *ct.pos[unit.start("unit") : unit.end()]]
             end = unit.end()
@@ -243,18 +244,21 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, double_inline=True).use(admon_plugin)
 
 
-def header_unit(cell: str) -> str | None:
+def header_unit(cell: str, *, measure_only: bool = False) -> str | None:
     """The unit a table header states for its column: 'KV (GiB)', 'share [%]', 'latency ms'."""
     m = HEADER_UNIT_RE.search(cell.strip())
     if not m:
-        # a short label naming one unit: "GB/s", "KV-only GPUs", "Bytes read (BF16)"; not "Weights / GPU"
+        # a short label naming one unit: "GB/s", "KV-only GPUs", "Bytes read (BF16)"; never a ratio label
+        # ("Weights / GPU", "FLOP per byte"), and a count only as the label's last word ("KV-only GPUs")
         words = re.sub(r"\([^()]*\)", " ", cell).split()
-        found = [
-            _unit_word(w)
-            for i, w in enumerate(words)
-            if _unit_word(w) and (i == 0 or words[i - 1].lower() not in {"/", "per"})
-        ]
-        return found[0] if len(words) <= 3 and len(found) == 1 else None
+        if len(words) > 3 or any(w.lower() in {"/", "per"} for w in words):
+            return None
+        found = [(i, u) for i, w in enumerate(words) if (u := _unit_word(w))]
+        if len(found) != 1:
+            return None
+        i, unit = found[0]
+        is_count = UNIT_WORDS[unit][0] in COUNT_DIMENSIONS
+        return None if is_count and (measure_only or i != len(words) - 1) else unit
     unit = (m.group("unit") or m.group("bare") or "").strip()
     return unit if unit in UNIT_WORDS or unit in {"x", "×"} else None
 
@@ -282,11 +286,11 @@ def _table_runs(lines: list[str], first: int, last: int) -> list[Run]:
             cells = cells[1:]
         if line.rstrip().endswith("|") and len(cells) > 1:
             cells = cells[:-1]
-        labels = [header_unit(line[a:b]) for a, b in cells]
         header = units is None
         if units is None:
-            units = labels
-        row_unit = labels[0] if labels else None
+            units = [header_unit(line[a:b]) for a, b in cells]
+        # a row label names a unit of measure for its row ("Bytes read (BF16)"), never a count ("step 0")
+        row_unit = header_unit(line[cells[0][0] : cells[0][1]], measure_only=True) if cells else None
         for k, (a, b) in enumerate(cells):
             hint = None
             if not header:

@@ -227,7 +227,8 @@ class Scanner:
                     unit_m = UNIT_RE.match(text, rest)
                     model = re.match(rf"[\s-]?{MODEL_NOUNS}", text[rest:])
                     before = text[: core.start].rstrip().lower()
-                    if unit_m and UNIT_WORDS[unit_m.group("unit")][0] in COUNT_DIMENSIONS:
+                    count = unit_m and UNIT_WORDS[unit_m.group("unit")][0] in COUNT_DIMENSIONS
+                    if unit_m and count and self.unit_ok(unit_m, core, tuple(m * 1e9 for m in mults)):
                         return unit_m.end(), unit_m.group("unit"), tuple(m * 1e9 for m in mults), "suffix", None
                     del model, before  # glued "B" is billions of parameters: "70B", "0.9B"; bytes are "2 B"
                     return rest, "params", tuple(m * 1e9 for m in mults), "suffix", None
