@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 from qbank.claims.bind import Declared
 from qbank.claims.values import record_values
 
-from ..conftest import CASES, REPO
+from ..conftest import CASES
 
 CLAIMS_CASE = CASES / "claims"
 
@@ -50,23 +49,23 @@ def run_script(root: Path, slug: str, tmp: Path) -> dict[str, Any] | None:
     return json.loads(out.read_text()) if out.exists() else None
 
 
-def recorded(root: Path, tmp: Path) -> list[RecordedAnswer]:
-    """Every answer under ``root`` with its values: the store's latest record if any, else one real run."""
+def recorded_answer(root: Path, slug: str, tmp: Path) -> RecordedAnswer:
+    """One answer with its values: the store's latest record if there is one, else one real run."""
     try:
         store: Any = importlib.import_module("qbank.verify.store")
     except ImportError:
         store = None
-    slugs = sorted(p.stem for p in (root / "answers").glob("*.md") if not p.name.startswith("_"))
+    record = store.latest_record(root, slug) if store is not None else None
+    if record is None and (root / "verify" / f"{slug}.py").is_file():
+        record = run_script(root, slug, tmp)
+    text = (root / "answers" / f"{slug}.md").read_text(encoding="utf-8")
+    return RecordedAnswer(slug, f"answers/{slug}.md", text, record_values(record))
 
-    def one(slug: str) -> RecordedAnswer:
-        record = store.latest_record(root, slug) if store is not None else None
-        if record is None and (root / "verify" / f"{slug}.py").is_file():
-            record = run_script(root, slug, tmp)
-        text = (root / "answers" / f"{slug}.md").read_text(encoding="utf-8")
-        return RecordedAnswer(slug, f"answers/{slug}.md", text, record_values(record))
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(one, slugs))
+def answer_slugs(root: Path) -> list[str]:
+    """Slugs of the answers under ``root``."""
+    folder = root / "answers"
+    return sorted(p.stem for p in folder.glob("*.md") if not p.name.startswith("_")) if folder.is_dir() else []
 
 
 @pytest.fixture(scope="session")
@@ -76,12 +75,3 @@ def claims_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(CASES / "base", root)
     shutil.copytree(CLAIMS_CASE, root, dirs_exist_ok=True)
     return root
-
-
-@pytest.fixture(scope="session")
-def recorded_answers(claims_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> list[RecordedAnswer]:
-    """The repository's answers and the claims case's answer, each with its recorded values."""
-    tmp = tmp_path_factory.mktemp("records")
-    case = [a for a in recorded(claims_repo, tmp) if a.slug in {p.stem for p in (CLAIMS_CASE / "answers").iterdir()}]
-    repo = recorded(REPO, tmp) if (REPO / "answers").is_dir() else []
-    return case + repo

@@ -4,35 +4,42 @@ the check at its own position. Bound in-process against the recorded values; scr
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from qbank.claims import check_answer_text
-from qbank.claims.mutate import MutationResult, mutants, mutate_answer
+from qbank.claims.extract import extract
+from qbank.claims.mutate import mutants, mutate_answer
 from qbank.problems import Level
 
-from .conftest import RecordedAnswer
+from ..conftest import REPO
+from .conftest import CLAIMS_CASE, answer_slugs, recorded_answer
+
+# the realistic claims case and every answer of the repository, one test each (xdist spreads them)
+ANSWERS = [(CLAIMS_CASE, slug) for slug in answer_slugs(CLAIMS_CASE)] + [(REPO, slug) for slug in answer_slugs(REPO)]
 
 
-def test_every_answer_binds_every_number(recorded_answers: list[RecordedAnswer]) -> None:
-    assert recorded_answers, "no answers found"
-    for a in recorded_answers:
-        assert a.values is not None, f"{a.path}: its script wrote no record"
-        result = check_answer_text(a.slug, a.path, a.text, a.values)
-        errors = [p.text() for p in result.problems if p.level is Level.ERROR]
-        assert errors == [], "\n".join(errors)
-        assert result.summary()["unbound"] == 0
+@pytest.mark.parametrize(("root", "slug"), ANSWERS, ids=[f"{r.name}/{s}" for r, s in ANSWERS])
+def test_every_number_binds_and_every_mutant_dies(root: Path, slug: str, tmp_path: Path) -> None:
+    a = recorded_answer(root, slug, tmp_path)
+    assert a.values is not None, f"{a.path}: its script wrote no record"
+    result = check_answer_text(a.slug, a.path, a.text, a.values)
+    errors = [p.text() for p in result.problems if p.level is Level.ERROR]
+    assert errors == [], "\n".join(errors)
+    assert result.summary()["unbound"] == 0
+    mutation = mutate_answer(a.slug, a.path, a.text, a.values)
+    survivors = [f"{a.path}:{m.line}:{m.col} {m.op} {m.before} -> {m.after}" for m in mutation.survived]
+    assert mutation.total > 0
+    assert mutation.score == 1.0, f"mutation score {mutation.killed}/{mutation.total}; survived:\n" + "\n".join(
+        survivors
+    )
 
 
-def test_mutation_score_is_100_percent(recorded_answers: list[RecordedAnswer]) -> None:
-    total = MutationResult()
-    ops: Counter[str] = Counter()
-    for a in recorded_answers:
-        assert a.values is not None
-        total.add(mutate_answer(a.slug, a.path, a.text, a.values))
-        quantities = check_answer_text(a.slug, a.path, a.text, a.values).bindings
-        ops.update(m.op for b in quantities if b.status == "bound" for m in mutants(a.text, b.quantity))
-    survivors = [f"{m.line}:{m.col} {m.op} {m.before} -> {m.after}" for m in total.survived]
-    assert total.total >= 80 and set(ops) == {"scale", "digit", "unit"}
-    assert total.score == 1.0, f"mutation score {total.killed}/{total.total}; survived:\n" + "\n".join(survivors)
+def test_the_claims_case_exercises_every_operator() -> None:
+    text = (CLAIMS_CASE / "answers" / "kv-cache-million-tokens.md").read_text()
+    ops = Counter(m.op for q in extract(text)[0] for m in mutants(text, q))
+    assert set(ops) == {"scale", "digit", "unit"} and sum(ops.values()) >= 80
 
 
 def test_a_mutant_is_killed_at_the_numbers_position() -> None:

@@ -10,6 +10,7 @@ with the example it stands for; ``tests/claims/cases.yaml`` has sentences for ea
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, replace
@@ -31,8 +32,17 @@ from .lexicon import (
     UNIT_RE,
     UNIT_WORDS,
 )
-from .words import FRACTION_WORDS, MULTIPLE_WORDS, fold_factor, parse_cardinal
+from .words import (
+    FRACTION_WORDS,
+    MULTIPLE_WORDS,
+    SCALE_WORDS,
+    TENS_WORDS,
+    UNITS_WORDS,
+    fold_factor,
+    parse_cardinal,
+)
 
+NUMBER_VOCAB = frozenset({*UNITS_WORDS, *TENS_WORDS, *SCALE_WORDS, *FRACTION_WORDS, *MULTIPLE_WORDS, "one"})
 SINGULAR_COUNTS = frozenset(w for w, (sym, _m) in UNIT_WORDS.items() if sym in COUNT_DIMENSIONS and f"{w}s" == sym)
 SPREAD_OVER = frozenset({"GPUs", "nodes", "layers", "steps", "requests", "experts", "blocks", "heads"})
 
@@ -388,6 +398,12 @@ class Scanner:
         w, s, e = words[i]
         lw = w.lower()
         seq = [x[0].lower() for x in words[i : i + 8]]
+        head = lw.split("-")[0]
+        if head in {"a", "an"}:
+            if len(seq) < 2 or (seq[1] not in SCALE_WORDS and seq[1] not in FRACTION_WORDS and "-" not in lw):
+                return None, 0
+        elif head not in NUMBER_VOCAB and not lw.endswith("fold"):
+            return None, 0  # most words are not numbers: leave before the costlier checks
         rel, approx = self.modifiers(s)
         lo: tuple[Reading, ...]
         fold = fold_factor(lw)
@@ -488,6 +504,12 @@ def _noun_after(text: str, end: int) -> str | None:
     return m.group(1) if m and m.group(1).lower() not in STOP_WORDS else None
 
 
+@functools.lru_cache(maxsize=4096)
+def _scan(text: str, math_mode: bool, unit_hint: str | None) -> tuple[Found, ...]:
+    # cached: re-checking an edited (or mutated) answer rescans only the runs that changed
+    return tuple(Scanner(text, math_mode=math_mode, unit_hint=unit_hint).scan())
+
+
 def scan(text: str, *, math_mode: bool = False, unit_hint: str | None = None) -> list[Found]:
     """Every quantity in ``text``; ``unit_hint`` is the unit plain numbers take (a table column's)."""
-    return Scanner(text, math_mode=math_mode, unit_hint=unit_hint).scan()
+    return list(_scan(text, math_mode, unit_hint))
