@@ -122,7 +122,10 @@ def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> in
         result = mutate_answer(slug, answer.path, answer.text, values)
         print(f"{answer.path}: {result.killed}/{result.total} mutants killed, {len(result.equivalent)} equivalent")
         for m in result.survived:
-            print(f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} -> {m.after!r}")
+            print(
+                f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} -> {m.after!r}"
+                f" (it matched another value; bind the original explicitly: {{={m.bound}}})"
+            )
         total.add(result)
     print(f"mutation score: {total.killed}/{total.total} = {total.score:.1%} ({len(total.equivalent)} equivalent)")
     return EXIT_OK if total.score == 1.0 else EXIT_CONTENT

@@ -29,7 +29,9 @@ def test_every_number_binds_and_every_mutant_dies(root: Path, slug: str, tmp_pat
     assert errors == [], "\n".join(errors)
     assert result.summary()["unbound"] == 0
     mutation = mutate_answer(a.slug, a.path, a.text, a.values)
-    survivors = [f"{a.path}:{m.line}:{m.col} {m.op} {m.before} -> {m.after}" for m in mutation.survived]
+    survivors = [
+        f"{a.path}:{m.line}:{m.col} {m.op} {m.before} -> {m.after} (bind {{={m.bound}}})" for m in mutation.survived
+    ]
     assert mutation.total > 0
     assert mutation.score == 1.0, f"mutation score {mutation.killed}/{mutation.total}; survived:\n" + "\n".join(
         survivors

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .bind import AnswerClaims, Binding, Declared, bind_answer
 from .check import ClaimsReport, check_answer_text, check_corpus
-from .extract import Marker, Quantity, extract
+from .extract import Marker, Quantity, extract, strip_markers
 
 __all__ = [
     "AnswerClaims",
@@ -21,4 +21,5 @@ __all__ = [
     "check_answer_text",
     "check_corpus",
     "extract",
+    "strip_markers",
 ]

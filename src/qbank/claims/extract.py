@@ -401,3 +401,24 @@ def extract(text: str) -> tuple[list[Quantity], list[Marker]]:
             quantities.append(Quantity(f, span, line, col, run.context, attached.get(k), (end_line, end_col + 1)))
     quantities.sort(key=lambda q: (q.line, q.col))
     return quantities, orphans
+
+
+def strip_markers(markdown: str) -> str:
+    """The Markdown readers see: claim markers removed, except inside fenced code and code spans."""
+    from ..answers import code_fence_lines
+
+    lines = markdown.split("\n")
+    fenced = code_fence_lines(lines)
+    out = []
+    for line, in_code in zip(lines, fenced, strict=True):
+        if in_code or "{" not in line:
+            out.append(line)
+            continue
+        pieces, last = [], 0
+        for m in CODE_SPAN_RE.finditer(line):
+            pieces.append(MARKER_RE.sub("", line[last : m.start()]))
+            pieces.append(m.group(0))
+            last = m.end()
+        pieces.append(MARKER_RE.sub("", line[last:]))
+        out.append("".join(pieces))
+    return "\n".join(out)

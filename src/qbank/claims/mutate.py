@@ -12,7 +12,7 @@ killed / (killed + survived).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .bind import Binder, Binding, Declared
 from .check import check_answer_text
@@ -49,6 +49,8 @@ class Mutant:
     before: str
     after: str
     text: str
+    bound: str = ""
+    """Names of the values the original number was bound to (what an explicit marker should say)."""
 
 
 @dataclass
@@ -151,7 +153,8 @@ def mutate_answer(slug: str, path: str, text: str, values: list[Declared]) -> Mu
         if binding.status not in {"bound", "ambiguous"}:
             continue
         q = binding.quantity
-        for mutant in mutants(text, q):
+        names = ",".join(v.name for v in binding.values)
+        for mutant in (replace(m, bound=names) for m in mutants(text, q)):
             after = check_answer_text(slug, path, mutant.text, values)
             if any(p.line == q.line and p.col == q.col and p.level.value == "error" for p in after.problems):
                 result.killed += 1
