@@ -50,6 +50,8 @@ class Quantity:
     marker: Marker | None = None
     core_end: Pos = (0, 0)
     """Line and column just past the first number as written (what a mutation rewrites)."""
+    hi_core: tuple[Pos, Pos] | None = None
+    """For a range, where its second number starts and ends (line, column; end exclusive)."""
 
 
 @dataclass
@@ -398,7 +400,12 @@ def extract(text: str) -> tuple[list[Quantity], list[Marker]]:
             line, col = ct.pos[f.num_start]
             span = ct.text[f.num_start : f.end]
             end_line, end_col = ct.pos[max(f.num_end, f.num_start + 1) - 1]
-            quantities.append(Quantity(f, span, line, col, run.context, attached.get(k), (end_line, end_col + 1)))
+            hi_core = None
+            if f.hi_span is not None:
+                (hl, hc), (el, ec) = ct.pos[f.hi_span[0]], ct.pos[f.hi_span[1] - 1]
+                hi_core = ((hl, hc), (el, ec + 1))
+            quantity = Quantity(f, span, line, col, run.context, attached.get(k), (end_line, end_col + 1), hi_core)
+            quantities.append(quantity)
     quantities.sort(key=lambda q: (q.line, q.col))
     return quantities, orphans
 

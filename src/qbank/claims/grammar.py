@@ -107,6 +107,8 @@ class Found:
     noun: str | None = None
     num_end: int = -1
     """End of the first number as written (before its unit): what a mutation rewrites."""
+    hi_span: tuple[int, int] | None = None
+    """Start and end of a range's second number as written."""
 
     def canonical(self) -> str:
         """A compact form for tests: '[~|>|>=|<|<=|order ]VALUE[..VALUE] [UNIT]'."""
@@ -354,7 +356,8 @@ class Scanner:
                     if unit is None and hi.lo[0].unit:
                         lo = tuple(replace(h, mantissa=core.mantissa, step=core.step) for h in hi.lo)
                     rule = "range"
-                    return replace(found, end=hi.end, rule=rule, lo=lo, hi=hi.lo, noun=hi.noun)
+                    span = (other.start, other.end)
+                    return replace(found, end=hi.end, rule=rule, lo=lo, hi=hi.lo, noun=hi.noun, hi_span=span)
         if unit is None and found.rule == "digits":
             for pattern, rule in ((RATIO_RE, "ratio"), (IN_RE, "ratio"), (SLASH_RE, "ratio")):
                 m = pattern.match(text, core.end)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from .bind import Binder, Binding, Declared
 from .check import check_answer_text
-from .extract import Marker, Quantity, extract
+from .extract import Marker, Pos, Quantity, extract
 
 UNIT_SWAPS = {
     "GiB": "GB",
@@ -94,39 +94,49 @@ def _shift_digit(core: str, up: bool) -> str | None:
     return core[: m.start()] + new + core[m.end() :]
 
 
-def mutants(text: str, q: Quantity) -> list[Mutant]:
-    """The mutants of one quantity in a document (empty when its number spans lines)."""
-    lines = text.split("\n")
-    end_line, end_col = q.core_end
-    if end_line != q.line or end_col <= q.col:
+def _number_mutants(lines: list[str], q: Quantity, start: Pos, end: Pos, value: float, tag: str) -> list[Mutant]:
+    """Scale and leading-digit mutants of one written number (empty when it spans lines)."""
+    if end[0] != start[0] or end[1] <= start[1]:
         return []
-    line = lines[q.line - 1]
-    core = line[q.col - 1 : end_col - 1]
+    line = lines[start[0] - 1]
+    core = line[start[1] - 1 : end[1] - 1]
+    down = q.found.relation in {"<", "<="}
+
+    def doc(new: str) -> str:
+        changed = line[: start[1] - 1] + new + line[end[1] - 1 :]
+        return "\n".join([*lines[: start[0] - 1], changed, *lines[start[0] :]])
+
+    scaled = fmt(value / 1.5 if down else value * 1.5)
+    out = [Mutant("scale" + tag, q.line, q.col, core, scaled, doc(scaled))]
+    if q.found.rule in DIGIT_RULES and re.fullmatch(r"[\d.,]+", core):
+        shifted = _shift_digit(core, up=not down)
+        if shifted is not None and shifted != core:
+            out.append(Mutant("digit" + tag, q.line, q.col, core, shifted, doc(shifted)))
+    return out
+
+
+def mutants(text: str, q: Quantity) -> list[Mutant]:
+    """The mutants of one quantity in a document; a range's second number is mutated too."""
+    lines = text.split("\n")
     f = q.found
     reading = f.lo[0]
-    down = f.relation in {"<", "<="}
     value = reading.mantissa * (reading.mult if f.rule in {"exponent", "times-ten"} else 1.0)
-
-    def doc(new_line: str) -> str:
-        return "\n".join([*lines[: q.line - 1], new_line, *lines[q.line :]])
-
-    out: list[Mutant] = []
-    scaled = fmt(value / 1.5 if down else value * 1.5)
-    out.append(Mutant("scale", q.line, q.col, core, scaled, doc(line[: q.col - 1] + scaled + line[end_col - 1 :])))
-    if f.rule in DIGIT_RULES and re.fullmatch(r"[\d.,]+", core):
-        shifted = _shift_digit(core, up=not down if f.relation else True)
-        if shifted is not None and shifted != core:
-            changed = line[: q.col - 1] + shifted + line[end_col - 1 :]
-            out.append(Mutant("digit", q.line, q.col, core, shifted, doc(changed)))
-    unit = reading.unit
+    out = _number_mutants(lines, q, (q.line, q.col), q.core_end, value, "")
+    if f.hi is not None and q.hi_core is not None:
+        out += _number_mutants(lines, q, q.hi_core[0], q.hi_core[1], f.hi[0].mantissa, "-high")
+    end_line, end_col = q.core_end
+    line = lines[q.line - 1]
+    unit = f.hi[0].unit if f.hi else reading.unit
     swap = UNIT_SWAPS.get(unit)
-    if swap is not None:
+    if swap is not None and end_line == q.line:
         span_end = q.col - 1 + len(q.text.split("\n")[0])
         rest = line[end_col - 1 : span_end]
-        m = re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", rest)
-        if m:
+        found = list(re.finditer(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", rest))
+        if found:
+            m = found[-1]
             a, b = end_col - 1 + m.start(), end_col - 1 + m.end()
-            out.append(Mutant("unit", q.line, q.col, unit, swap or "(none)", doc(line[:a] + swap + line[b:])))
+            changed = "\n".join([*lines[: q.line - 1], line[:a] + swap + line[b:], *lines[q.line :]])
+            out.append(Mutant("unit", q.line, q.col, unit, swap or "(none)", changed))
     return out
 
 
@@ -140,7 +150,8 @@ def _still_true(mutant: Mutant, original: Binding, values: list[Declared], slug:
     names = ",".join(v.name for v in original.values)
     if q.found.hi is not None and len(original.values) == 1:
         return False
-    forced = Quantity(q.found, q.text, q.line, q.col, q.context, Marker("=", names, q.line, q.col), q.core_end)
+    marker = Marker("=", names, q.line, q.col)
+    forced = Quantity(q.found, q.text, q.line, q.col, q.context, marker, q.core_end, q.hi_core)
     binder = Binder(slug, path, values)
     return binder.bind(forced).status == "bound"
 
