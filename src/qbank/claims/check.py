@@ -10,8 +10,9 @@ from typing import Any
 from ..corpus import Corpus
 from ..problems import Problem
 from . import values as values_module
-from .bind import AnswerClaims, Binding, Declared, bind_answer, shown
+from .bind import AnswerClaims, Binding, bind_answer
 from .extract import extract
+from .match import Declared, shown
 
 ValuesFor = Callable[[Path, str], list[Declared] | None]
 

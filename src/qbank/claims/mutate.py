@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .bind import Binder, Binding, Declared
+from .bind import Binder, Binding
+from .chartext import Pos
 from .check import check_answer_text
-from .extract import Marker, Pos, Quantity, extract
+from .extract import Marker, Quantity, extract
+from .match import Declared
 
 UNIT_SWAPS = {
     "GiB": "GB",

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .bind import Declared
+from .match import Declared
 
 SCRIPT_TIMEOUT = 120
 
