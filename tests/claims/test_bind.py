@@ -46,6 +46,9 @@ def statuses(result: AnswerClaims) -> list[str]:
         ("a 1M-token window", v("ctx", 10**6, "tokens")),
         ("a 2K-token prompt", v("prompt", 2048, "tokens")),
         ("a 70B model", v("params", 70.6e9, "params")),
+        ("the 405B target", v("params", 405.85e9, "params")),  # model sizes are named by truncation
+        ("an 8B draft", v("params", 8.03e9, "params")),
+        ("lasts 20.1 days", v("wear", 20.1, "day")),
         ("eighty layers", v("layers", 80, "layers")),
         ("half the layers", v("share", 0.5, "fraction")),
         ("twice the memory", v("ratio", 2, "x")),
@@ -93,6 +96,7 @@ def test_matches(md: str, value: Declared) -> None:
         ("at least 4 replicas", v("replicas", 3), "claim-comparative"),
         ("85–90% of the time", v("lo", 0.85, "fraction"), "claim-unbound"),  # the high end binds nothing
         ("a 2× speedup", v("speedup", 2.3, "x"), "claim-unbound"),
+        ("a 9B draft", v("params", 8.03e9, "params"), "claim-unbound"),
     ],
 )
 def test_rejects(md: str, value: Declared, code: str) -> None:

@@ -170,22 +170,23 @@ def _parser() -> MarkdownIt:
 
 
 def header_unit(cell: str, *, measure_only: bool = False) -> str | None:
-    """The unit a table header states for its column: 'KV (GiB)', 'share [%]', 'latency ms'."""
+    """The unit a table label states: 'KV (GiB)', 'share [%]', 'latency ms', 'GB/s', 'KV-only GPUs'."""
     m = HEADER_UNIT_RE.search(cell.strip())
-    if not m:
-        # a short label naming one unit: "GB/s", "KV-only GPUs", "Bytes read (BF16)"; never a ratio label
-        # ("Weights / GPU", "FLOP per byte"), and a count only as the label's last word ("KV-only GPUs")
-        words = re.sub(r"\([^()]*\)", " ", cell).split()
-        if len(words) > 3 or any(w.lower() in {"/", "per"} for w in words):
-            return None
-        found = [(i, u) for i, w in enumerate(words) if (u := _unit_word(w))]
-        if len(found) != 1:
-            return None
-        i, unit = found[0]
-        is_count = UNIT_WORDS[unit][0] in COUNT_DIMENSIONS
-        return None if is_count and (measure_only or i != len(words) - 1) else unit
-    unit = (m.group("unit") or m.group("bare") or "").strip()
-    return unit if unit in UNIT_WORDS or unit in {"x", "×"} else None
+    if m:
+        unit = (m.group("unit") or m.group("bare") or "").strip()
+        if unit in UNIT_WORDS or unit in {"x", "×"}:
+            return "x" if unit == "×" else unit
+    # a short label naming one unit: "GB/s", "KV-only GPUs", "Bytes read (BF16)"; never a ratio label
+    # ("Weights / GPU", "FLOP per byte"), and a count only as the label's last word ("KV-only GPUs")
+    words = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", cell).split()
+    if len(words) > 3 or any(w.lower() in {"/", "per"} for w in words):
+        return None
+    found = [(i, u) for i, w in enumerate(words) if (u := _unit_word(w))]
+    if len(found) != 1:
+        return None
+    i, unit = found[0]
+    is_count = UNIT_WORDS[unit][0] in COUNT_DIMENSIONS
+    return None if is_count and (measure_only or i != len(words) - 1) else unit
 
 
 def _unit_word(word: str) -> str | None:

@@ -159,7 +159,7 @@ class Scanner:
                     if unit_m and count and self.unit_ok(unit_m, core, tuple(m * 1e9 for m in mults)):
                         return unit_m.end(), unit_m.group("unit"), tuple(m * 1e9 for m in mults), "suffix", None
                     del model, before  # glued "B" is billions of parameters: "70B", "0.9B"; bytes are "2 B"
-                    return rest, "params", tuple(m * 1e9 for m in mults), "suffix", None
+                    return rest, "params", tuple(m * 1e9 for m in mults), "model-size", None
                 mults = tuple(m * s for m in mults for s in SUFFIXES[letter])
                 end, rule = rest, "suffix"
             else:
@@ -247,7 +247,11 @@ class Scanner:
         end, unit, mults, rule, noun = self.unit_after(core)
         if end < 0:
             return None
-        lo = readings(core.mantissa, core.step, mults, unit)
+        step = core.step
+        if rule == "model-size":
+            # model sizes are named by truncation: "405B" for 405.8B, "8B" for 8.03B (the 5% cap still holds)
+            rule, step = "suffix", (2.0 if core.step == 1.0 else core.step)
+        lo = readings(core.mantissa, step, mults, unit)
         relation, approx = self.modifiers(core.start)
         if relation == ">" and lo[0].dimension in SPREAD_OVER and re.search(r"(?i)\bover\s*$", self.text[: core.start]):
             relation = None  # "over 8 GPUs": work spread over them, not a comparison

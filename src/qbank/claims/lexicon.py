@@ -53,8 +53,6 @@ UNIT_WORDS.update(
         "hrs": ("h", 1.0),
         "hour": ("h", 1.0),
         "hours": ("h", 1.0),
-        "days": ("h", 24.0),
-        "day": ("h", 24.0),
         "percent": ("%", 1.0),
         "per cent": ("%", 1.0),
         "percentage points": ("%", 1.0),
