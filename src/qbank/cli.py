@@ -91,11 +91,11 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
     root = _root(args)
     corpus, _load_report = load_corpus(root)
+    if args.mutate:
+        return _claims_mutation(root, corpus, args)
     claims = check_corpus(corpus)
     if args.slugs:
         claims.answers = [a for a in claims.answers if a.slug in set(args.slugs)]
-    if args.mutate:
-        return _claims_mutation(root, corpus, args)
     report = Report(problems=claims.problems, files=len(claims.answers))
     if args.format == "json":
         problems = [{**asdict(p), "level": p.level.value} for p in report.sorted()]
