@@ -108,7 +108,8 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> int:
     """Print the mutation score of the claims check over the answers that have a verification record."""
-    from .claims.mutate import MutationResult, mutate_answer
+    from .claims.extract import extract
+    from .claims.mutate import MutationResult, bind_survivors, mutate_answer
     from .claims.values import values_for
 
     total = MutationResult()
@@ -121,6 +122,10 @@ def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> in
             continue
         result = mutate_answer(slug, answer.path, answer.text, values)
         print(f"{answer.path}: {result.killed}/{result.total} mutants killed, {len(result.equivalent)} equivalent")
+        if args.fix and result.survived:
+            fixed = bind_survivors(answer.text, result.survived, extract(answer.text)[0])
+            (root / answer.path).write_text(fixed, encoding="utf-8")
+            print(f"  bound {len({(m.line, m.col) for m in result.survived})} number(s) explicitly in {answer.path}")
         for m in result.survived:
             print(
                 f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} -> {m.after!r}"
@@ -166,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("claims", parents=[common], help="every number in the answers and what it is bound to")
     p.add_argument("slugs", nargs="*", help="only these answers (default: all)")
     p.add_argument("--mutate", action="store_true", help="mutate every bound number and report the mutation score")
+    p.add_argument("--fix", action="store_true", help="with --mutate: bind every number with a survivor explicitly")
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")

@@ -66,3 +66,16 @@ def test_comparatives_are_mutated_towards_false() -> None:
     assert [m.after for m in mutants(text, bindings[1].quantity)] == ["0.666667", "0", "us"]
     result = mutate_answer("a", "answers/a.md", text, values)
     assert result.score == 1.0
+
+
+def test_survivors_are_fixed_by_binding_them_explicitly() -> None:
+    from qbank.claims.bind import Declared
+    from qbank.claims.mutate import bind_survivors
+
+    values = [Declared("alpha_07", "given", 0.7, None, 3), Declared("alpha_08", "given", 0.8, None, 4)]
+    text = "At an acceptance of 0.7 the ceiling is low; at 0.8 it is higher.\n"
+    first = mutate_answer("a", "answers/a.md", text, values)
+    assert [(m.col, m.op, m.after, m.bound) for m in first.survived] == [(21, "digit", "0.8", "alpha_07")]
+    fixed = bind_survivors(text, first.survived, extract(text)[0])
+    assert fixed == "At an acceptance of 0.7{=alpha_07} the ceiling is low; at 0.8 it is higher.\n"
+    assert mutate_answer("a", "answers/a.md", fixed, values).score == 1.0

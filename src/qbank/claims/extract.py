@@ -50,6 +50,8 @@ class Quantity:
     """Line and column just past the first number as written (what a mutation rewrites)."""
     hi_core: tuple[Pos, Pos] | None = None
     """For a range, where its second number starts and ends (line, column; end exclusive)."""
+    end: Pos = (0, 0)
+    """Line and column just past the whole quantity (where a marker goes)."""
 
 
 # inline spans that hold no claims (replaced by spaces)
@@ -328,7 +330,18 @@ def extract(text: str) -> tuple[list[Quantity], list[Marker]]:
             if f.hi_span is not None:
                 (hl, hc), (el, ec) = ct.pos[f.hi_span[0]], ct.pos[f.hi_span[1] - 1]
                 hi_core = ((hl, hc), (el, ec + 1))
-            quantity = Quantity(f, span, line, col, run.context, attached.get(k), (end_line, end_col + 1), hi_core)
+            last_line, last_col = ct.pos[f.end - 1]
+            quantity = Quantity(
+                f,
+                span,
+                line,
+                col,
+                run.context,
+                attached.get(k),
+                (end_line, end_col + 1),
+                hi_core,
+                (last_line, last_col + 1),
+            )
             quantities.append(quantity)
     quantities.sort(key=lambda q: (q.line, q.col))
     return quantities, orphans

@@ -60,7 +60,7 @@ RULES: dict[str, str] = {
     "fraction-words": "half, a third, two thirds",
     "multiple-words": "twice, doubles, tenfold",
     "range": "85–90%, 4-8 GPUs, between 4 and 8",
-    "ratio": "4:1, 1 in 8, one in eight, 3/4",
+    "ratio": "4:1, 1 in 8, one in eight, 3/4 of",
     "relation": "over 90%, under one percent, at least 2, up to 8, ≥ 4, 90% or more",
     "approximation": "about 300, roughly 2×, ~40 GB, ≈ 1 ms, on the order of 1 ms",
 }
@@ -283,8 +283,10 @@ class Scanner:
                 m = pattern.match(text, core.end)
                 other = self.digit_core(m.end()) if m else None
                 if m and other is not None and other.mantissa:
-                    if pattern is SLASH_RE and core.mantissa >= other.mantissa:
-                        break
+                    if pattern is SLASH_RE and not (
+                        core.mantissa < other.mantissa and (self.math or re.match(r"\s+of\b", text[other.end :]))
+                    ):
+                        break  # "3/4 of the layers" is a fraction; "192/128" and "80/8" are two numbers
                     value = core.mantissa / other.mantissa
                     lo = (Reading(value, math.inf, 1.0, "number", ""),)
                     return replace(found, end=other.end, rule=rule, lo=lo)

@@ -153,7 +153,7 @@ def _still_true(mutant: Mutant, original: Binding, values: list[Declared], slug:
     if q.found.hi is not None and len(original.values) == 1:
         return False
     marker = Marker("=", names, q.line, q.col)
-    forced = Quantity(q.found, q.text, q.line, q.col, q.context, marker, q.core_end, q.hi_core)
+    forced = replace(q, marker=marker)
     binder = Binder(slug, path, values)
     return binder.bind(forced).status == "bound"
 
@@ -176,3 +176,18 @@ def mutate_answer(slug: str, path: str, text: str, values: list[Declared]) -> Mu
             else:
                 result.survived.append(mutant)
     return result
+
+
+def bind_survivors(text: str, survivors: list[Mutant], quantities: list[Quantity]) -> str:
+    """The answer with an explicit ``{=name}`` after every quantity that had a surviving mutant."""
+    lines = text.split("\n")
+    at = {(q.line, q.col): q for q in quantities}
+    targets = {}
+    for m in survivors:
+        q = at.get((m.line, m.col))
+        if q is not None and q.marker is None and m.bound and q.end[0] == q.line:
+            targets[q.end] = m.bound
+    for (line, col), names in sorted(targets.items(), reverse=True):
+        row = lines[line - 1]
+        lines[line - 1] = row[: col - 1] + "{=" + names + "}" + row[col - 1 :]
+    return "\n".join(lines)
