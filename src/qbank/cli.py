@@ -10,8 +10,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .problems import FORMATS, Report, render
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
 
 EXIT_OK, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -43,10 +47,11 @@ def _root(args: argparse.Namespace) -> Path:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Load, validate and cross-check all content; report problems in the named files only, if any."""
-    from .corpus import load_corpus
+    from .pipeline import check_all
 
     root = _root(args)
-    _corpus, report = load_corpus(root)
+    # numbers in prose are claims: scripts run first (cached), then every number must bind
+    _corpus, report = check_all(root, verify=not args.no_verify)
     if args.paths:
         wanted = {_rel_to(root, p) for p in args.paths}
         slugs = {Path(w).stem for w in wanted}
@@ -72,6 +77,61 @@ def cmd_schema(args: argparse.Namespace) -> int:
     for path in written:
         print(path.relative_to(root).as_posix())
     return EXIT_OK
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    """List every quantity in the answers with its binding; exit 1 when any claims error exists."""
+    from dataclasses import asdict
+
+    from .claims import check_corpus
+    from .claims.report import render_claims, render_claims_json
+    from .corpus import load_corpus
+
+    root = _root(args)
+    corpus, _load_report = load_corpus(root)
+    if args.mutate:
+        return _claims_mutation(root, corpus, args)
+    claims = check_corpus(corpus)
+    if args.slugs:
+        claims.answers = [a for a in claims.answers if a.slug in set(args.slugs)]
+    report = Report(problems=claims.problems, files=len(claims.answers))
+    if args.format == "json":
+        problems = [{**asdict(p), "level": p.level.value} for p in report.sorted()]
+        sys.stdout.write(render_claims_json(claims, problems))
+    else:
+        sys.stdout.write(render_claims(claims))
+        sys.stderr.write(render(report, args.format))
+    return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
+
+
+def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> int:
+    """Print the mutation score of the claims check over the answers that have a verification record."""
+    from .claims.extract import extract
+    from .claims.mutate import MutationResult, bind_survivors, mutate_answer
+    from .claims.values import values_for
+
+    total = MutationResult()
+    for slug, answer in sorted(corpus.answers.items()):
+        if args.slugs and slug not in args.slugs:
+            continue
+        values = values_for(root, slug)
+        if values is None:
+            print(f"{answer.path}: no verification record, not mutated")
+            continue
+        result = mutate_answer(slug, answer.path, answer.text, values)
+        print(f"{answer.path}: {result.killed}/{result.total} mutants killed, {len(result.equivalent)} equivalent")
+        if args.fix and result.survived:
+            fixed = bind_survivors(answer.text, result.survived, extract(answer.text)[0])
+            (root / answer.path).write_text(fixed, encoding="utf-8")
+            print(f"  bound {len({(m.line, m.col) for m in result.survived})} number(s) explicitly in {answer.path}")
+        for m in result.survived:
+            print(
+                f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} -> {m.after!r}"
+                f" (it matched another value; bind the original explicitly: {{={m.bound}}})"
+            )
+        total.add(result)
+    print(f"mutation score: {total.killed}/{total.total} = {total.score:.1%} ({len(total.equivalent)} equivalent)")
+    return EXIT_OK if total.score == 1.0 else EXIT_CONTENT
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -189,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", parents=[common], help="validate and cross-check all content")
     p.add_argument("paths", nargs="*", help="only report problems of these files (all content is still loaded)")
+    p.add_argument("--no-verify", action="store_true", help="do not run stale scripts; bind against existing records")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("schema", parents=[common], help="write JSON Schemas for the YAML files")
@@ -205,6 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", default="derivation", help="derivation, design, code-drill or concept")
     p.add_argument("--access", default="premium", choices=("free", "premium"), help="free or premium")
     p.set_defaults(func=cmd_new_question)
+
+    p = sub.add_parser("claims", parents=[common], help="every number in the answers and what it is bound to")
+    p.add_argument("slugs", nargs="*", help="only these answers (default: all)")
+    p.add_argument("--mutate", action="store_true", help="mutate every bound number and report the mutation score")
+    p.add_argument("--fix", action="store_true", help="with --mutate: bind every number with a survivor explicitly")
+    p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")

@@ -45,6 +45,7 @@ def _table() -> dict[str, Unit]:
     add("ns", "time", 1e-9)
     add("min", "time", 60.0)
     add("h", "time", 3600.0)
+    add("day", "time", 86400.0, "days")
     add("%", "fraction", 0.01, "percent")
     add("fraction", "fraction", 1.0)
     add("x", "factor", 1.0, "×")

@@ -1,0 +1,113 @@
+"""The claims stage over a corpus: extract and bind every answer, and the data ``qbank claims`` shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..corpus import Corpus
+from ..problems import Problem
+from . import values as values_module
+from .bind import AnswerClaims, Binding, bind_answer
+from .extract import extract
+from .match import Declared, shown
+
+ValuesFor = Callable[[Path, str], list[Declared] | None]
+
+
+@dataclass
+class ClaimsReport:
+    """Every answer's bindings and all claims problems."""
+
+    answers: list[AnswerClaims] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Problem]:
+        """All problems of all answers."""
+        return [p for a in self.answers for p in a.problems]
+
+    def totals(self) -> dict[str, int]:
+        """Summed per-answer summaries."""
+        keys = ("quantities", "bound", "exempt", "unbound")
+        sums = dict.fromkeys(keys, 0)
+        for a in self.answers:
+            for k, v in a.summary().items():
+                sums[k] += v
+        return sums
+
+    def exemptions(self) -> list[dict[str, Any]]:
+        """Every exemption with its reason and position."""
+        return [
+            {
+                "path": a.path,
+                "line": b.quantity.line,
+                "col": b.quantity.col,
+                "text": b.quantity.text,
+                "reason": b.reason,
+            }
+            for a in self.answers
+            for b in a.bindings
+            if b.status == "exempt"
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``qbank claims --format json`` document."""
+        return {
+            "answers": [
+                {
+                    "slug": a.slug,
+                    "path": a.path,
+                    "verified": a.verified,
+                    "summary": a.summary(),
+                    "quantities": [binding_json(a.path, b) for b in a.bindings],
+                }
+                for a in self.answers
+            ],
+            "totals": self.totals(),
+            "exemptions": self.exemptions(),
+        }
+
+
+def binding_json(path: str, b: Binding) -> dict[str, Any]:
+    """One quantity as JSON: where, what was written, how it parsed, what it is bound to."""
+    q, f = b.quantity, b.quantity.found
+    reading = b.reading or f.lo[0]
+    return {
+        "path": path,
+        "line": q.line,
+        "col": q.col,
+        "text": " ".join(q.text.split()),
+        "context": q.context,
+        "rule": f.rule,
+        "parsed": f.canonical(),
+        "value": reading.mantissa * reading.mult,
+        "unit": reading.unit or None,
+        "base_value": reading.base,
+        "dimension": reading.dimension,
+        "relation": f.relation,
+        "approx": f.approx,
+        "status": b.status,
+        "bound": [
+            {"name": v.name, "kind": v.kind, "value": v.value, "unit": v.unit, "shown": shown(reading, v)}
+            for v in b.values
+        ],
+        "reason": b.reason,
+    }
+
+
+def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | None) -> AnswerClaims:
+    """Extract and bind one answer's Markdown against its values (None: no record)."""
+    quantities, orphans = extract(text)
+    return bind_answer(slug, path, quantities, orphans, values)
+
+
+def check_corpus(corpus: Corpus, values: ValuesFor | None = None) -> ClaimsReport:
+    """Bind every answer of the corpus against its script's latest record (or ``values(root, slug)``)."""
+    values = values or values_module.values_for
+    report = ClaimsReport()
+    for slug in sorted(corpus.answers):
+        answer = corpus.answers[slug]
+        report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
+    return report

@@ -1,0 +1,31 @@
+"""The checking pipeline shared by `qbank check` and `qbank build`: load, verify (cached), bind claims."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .corpus import Corpus, load_corpus
+from .problems import Report
+
+
+def check_all(
+    root: Path, *, verify: bool = True, jobs: int = 0, log: Callable[[str], None] | None = None
+) -> tuple[Corpus, Report]:
+    """Every problem of the repository: content, verification outcomes and numbers in prose.
+
+    With ``verify``, stale scripts run first (sandboxed; cached ones cost a stat), so claims bind
+    against values of the scripts as they are now; without it, claims use whatever records exist.
+    """
+    from .claims import check_corpus
+
+    corpus, report = load_corpus(root)
+    if verify and corpus.verify_scripts:
+        from .verify import engine
+
+        slugs = sorted(s for s in corpus.verify_scripts if s in corpus.questions)
+        if slugs:
+            run = engine.verify(root, engine.VerifyConfig(slugs=slugs, jobs=jobs), log=log)
+            report.extend(run.report.problems)
+    report.extend(check_corpus(corpus).problems)
+    return corpus, report
