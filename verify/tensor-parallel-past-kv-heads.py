@@ -59,6 +59,18 @@ tok_tp8pp2 = claim("tokens_tp8_pp2", budget / kv_tp8pp2, unit="tokens")
 req_ctx = fact("llama3_1_8b.max_position_embeddings", "context")
 req_tp16 = claim("full_context_requests_tp16", tok_tp16 / req_ctx, unit="requests")
 req_tp8pp2 = claim("full_context_requests_tp8pp2", tok_tp8pp2 / req_ctx, unit="requests")
+
+# A config copy that declares 16 KV heads hides the duplicate: TP16 then looks as good as TP8 x PP2.
+wrong_kv = given(
+    "kv_heads_wrong_config",
+    16,
+    unit="heads",
+    source="litgpt config.py listed n_query_groups=16 for Llama-3.1-405B (Lightning-AI/litgpt issue #1942); "
+    "Meta's config.json has num_key_value_heads 8",
+)
+wrong_tp8pp2 = layers / pp * max(1, wrong_kv / tp8) * kv_layer_head
+check(wrong_tp8pp2 == kv_tp16, "with 16 KV heads, TP8 x PP2 would hold no more tokens per GPU than TP16")
+claim("wrong_config_missed_capacity", tok_tp8pp2 / (budget / wrong_tp8pp2), unit="x")
 print(f"params {params / 1e9:.2f}B, weights/GPU {w_gpu / 1e9:.1f} GB, budget {budget / 1e9:.1f} GB")
 print(f"KV/token/GPU tp16 {kv_tp16 / 1024:.1f} KiB, tp8pp2 {kv_tp8pp2 / 1024:.2f} KiB")
 print(f"tokens tp16 {tok_tp16:,.0f} ({req_tp16:.2f} req), tp8pp2 {tok_tp8pp2:,.0f} ({req_tp8pp2:.2f} req)")

@@ -17,6 +17,7 @@ pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
+fact("vllm.block_size_default", "block_size")  # the unit of fetch and of SSD writes
 p70 = given(
     "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
 )
@@ -77,10 +78,10 @@ tbw = claim("array_tbw", drives * drive_tb * 1e12 * dwpd * 365 * warranty_years,
 rate70 = claim("write_rate_70b", gpus * F * 1e12 * mfu / (2 * p70) * kv70, unit="B/s")
 rate8 = claim("write_rate_8b", gpus * F * 1e12 * mfu / (2 * p8) * kv8, unit="B/s")
 day = 86400
-days70 = claim("days_to_wear_70b", tbw / rate70 / day)
-days8 = claim("days_to_wear_8b", tbw / rate8 / day)
+days70 = claim("days_to_wear_70b", tbw / rate70 / day, unit="days")
+days8 = claim("days_to_wear_8b", tbw / rate8 / day, unit="days")
 two = given("small_array_drives", 2, source="comparison: a node with 2 data drives of the same kind")
-days8_small = claim("days_to_wear_8b_two_drives", days8 * two / drives)
+days8_small = claim("days_to_wear_8b_two_drives", days8 * two / drives, unit="days")
 rated_daily = claim("rated_daily_writes", drives * drive_tb * 1e12 * dwpd, unit="B")
 claim("write_over_rating_8b", rate8 * day / rated_daily, unit="x")
 print(
@@ -95,7 +96,7 @@ print(
 
 # %%
 reuse = given("reuse_fraction", 0.1, unit="fraction", source="example: 10% of prefilled blocks are ever hit again")
-claim("days_to_wear_8b_second_hit", days8 / reuse)
+claim("days_to_wear_8b_second_hit", days8 / reuse, unit="days")
 
 # %% [markdown]
 # ## Break-even bandwidth per GPU for a tier (fetch time = recompute time)
