@@ -133,10 +133,3 @@ def spec_over_plain(b: int, a: float) -> float:
 tail_late = claim("tail_ratio_late", spec_over_plain(tail, alpha_real_late), unit="x")
 tail_fresh = claim("tail_ratio_fresh", spec_over_plain(tail, alpha_real0), unit="x")
 check(tail_fresh > tail_late > 1, "in the tail, speculation pays, and a refreshed head pays more")
-
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-claim("total_params_billion", total / 1e9)
-claim("draft_params_million", draft_params / 1e6)

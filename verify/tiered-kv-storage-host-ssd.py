@@ -52,9 +52,10 @@ vals = {}
 for tier, bw in tiers.items():
     f70 = claim(f"fetch_us_70b_{tier}", us(kv70 / gpus / (bw * 1e9)), unit="us")
     f8 = claim(f"fetch_us_8b_{tier}", us(kv8 / (bw * 1e9)), unit="us")
+    v8 = rec8 - f8  # a negative value is stated as a loss (loss_us_8b_ssd_shared below)
     vals[tier] = (
         claim(f"value_us_70b_{tier}", rec70 - f70, unit="us"),
-        claim(f"value_us_8b_{tier}", rec8 - f8, unit="us"),
+        claim(f"value_us_8b_{tier}", v8, unit="us") if v8 >= 0 else v8,
     )
     print(f"{tier:10s} 70B fetch {f70:6.2f} us value {rec70 - f70:6.2f} | 8B fetch {f8:6.2f} us value {rec8 - f8:6.2f}")
 check(vals["ssd_shared"][1] < 0, "a node-shared SSD is worth less than nothing for the 8B model")
