@@ -20,7 +20,7 @@ alphas = {
     "a09": given("alpha_09", 0.9, unit="fraction", source="example acceptance rate"),
 }
 gamma0 = int(given("gamma_0", 0, unit="tokens", source="no draft: plain decoding"))
-claim("tokens_g0", expected(0.8, gamma0), unit="tokens")  # 1 token per step without a draft
+check(expected(0.8, gamma0) == 1, "without a draft a step yields exactly 1 token")
 gammas = [int(given(f"gamma_{g}", g, unit="tokens", source="example draft length")) for g in (2, 4, 8)]
 for k, a in alphas.items():
     for g in gammas:
