@@ -6,7 +6,7 @@ Order is what keeps readers safe while a deploy runs (and after it dies half-way
    reader sees; every page uploaded later finds them present.
 2. ``keyslots``: rewritten in place each release; before the pages whose ciphertext they unlock.
 3. ``static``: other non-page files (images, search index, language packs).
-4. ``pages``: HTML.
+4. ``pages``: HTML, new pages before rewritten ones (a rewritten page may link to a new one).
 5. ``sitemaps``: after the pages, so a crawler never follows a sitemap entry to a page not there yet.
 6. ``delete``: objects unreferenced for longer than the grace period (pages cached at the edge may still
    point at them until then). Unreferenced by both the old and the new site, so no reader needs them.
@@ -185,7 +185,7 @@ def make_plan(
     actions: list[Action] = []
     unchanged = 0
     invalidate: list[str] = []
-    for path in sorted(files, key=lambda p: (PHASES.index(phase_of(p)), p)):
+    for path in sorted(files):
         f = files[path]
         prev = old.files.get(path)
         if prev == f.record() and (remote is None or remote.get(path) == f.size):
@@ -196,6 +196,9 @@ def make_plan(
         # a hashed name is new by construction; anything else may sit in an edge cache (even as a cached 404)
         if not is_immutable(path):
             invalidate.extend(url_paths(path))
+    # within a phase, new paths before rewritten ones: a rewritten page may link to a new page, and nothing
+    # old links to a new path, so the new one must exist first
+    actions.sort(key=lambda a: (PHASES.index(a.phase), a.reason == "changed", a.path))
 
     now_iso = now.astimezone(UTC).isoformat(timespec="seconds")
     since: dict[str, str] = {}
@@ -224,7 +227,7 @@ def make_plan(
 
     new_manifest = Manifest({p: f.record() for p, f in sorted(files.items())}, kept, now_iso)
     actions.append(Action("manifest", MANIFEST_NAME, "manifest"))
-    return Plan(actions, new_manifest, unchanged, retained, list(dict.fromkeys(invalidate)))
+    return Plan(actions, new_manifest, unchanged, retained, sorted(set(invalidate)))
 
 
 def format_plan(plan: Plan, *, verbose: bool = True) -> str:
