@@ -8,6 +8,7 @@ through its whole stack: signing, retries, checksums, pagination, error parsing.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import itertools
@@ -180,3 +181,53 @@ def references(page_path: str, html: str) -> set[str]:
         path = urljoin("/" + page_path, ref).lstrip("/")
         out.add(path + "index.html" if path == "" or path.endswith("/") else path)
     return out
+
+
+def qbank(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run the real `qbank` command line in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "qbank.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def make_repo(dest: Path) -> Path:
+    """The tiny corpus of tests/cases/base with this repository's mkdocs config, hooks and hand-written pages."""
+    shutil.copytree(REPO / "tests" / "cases" / "base", dest)
+    shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "site_src", dest / "site_src")
+    return dest
+
+
+@pytest.fixture(scope="session")
+def built_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose `site/` is a real `qbank build` of the tiny corpus (built once per session)."""
+    root = make_repo(tmp_path_factory.mktemp("built") / "repo")
+    proc = qbank("build", "--format", "text", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "site" / "_headers").is_file()
+    return root
+
+
+@contextlib.contextmanager
+def serving(site: Path) -> Iterator[str]:
+    """`qbank serve --built` on a free port as a subprocess; yields its base URL and stops it after."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qbank.cli", "serve", "--built", "--port", "0", "--site-dir", str(site)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, f"qbank serve said: {line!r}"
+        yield match.group(0)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
