@@ -183,7 +183,9 @@ def references(page_path: str, html: str) -> set[str]:
     return out
 
 
-def qbank(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def qbank(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """Run the real `qbank` command line in a subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "qbank.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
