@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,8 @@ def test_real_build_deploys_then_redeploys_only_what_a_page_edit_changed(
     dry = qbank("deploy", *target, "--dry-run", cwd=root, env=env)
     assert dry.returncode == 0, dry.stderr
     assert "dry run: nothing was changed" in dry.stdout and "Contents" not in s3.list_objects_v2(Bucket=bucket)
+    as_json = json.loads(qbank("deploy", *target[:-2], "--format", "json", "--dry-run", cwd=root, env=env).stdout)
+    assert [a[0] for a in as_json["actions"]][-1] == "manifest" and "/about/" in as_json["invalidate"]
 
     first = qbank("deploy", *target, cwd=root, env=env)
     print(first.stdout)

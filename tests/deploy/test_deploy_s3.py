@@ -35,7 +35,11 @@ def deploy(store: S3Store, site: Path, now: datetime = T0, *, fail_after: int | 
         if fail_after is not None and done >= fail_after:
             raise Crash(f"killed after {done} uploads")
 
-    result = execute(plan, store, site, jobs=1, on_upload=on_upload)
+    try:
+        result = execute(plan, store, site, jobs=1, on_upload=on_upload)
+    except Crash as exc:
+        print(f"deploy: {exc}; manifest not written")
+        raise
     print(result.summary())
     return result
 
