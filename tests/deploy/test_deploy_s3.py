@@ -107,7 +107,7 @@ def test_second_deploy_with_no_change_uploads_nothing(tmp_path: Path, s3: Any, b
     first = deploy(store, site)
     second = deploy(store, site, T0 + timedelta(hours=1))
     assert second.uploaded == 0 and second.uploaded_bytes == 0 and second.deleted == 0
-    assert second.unchanged == first.uploaded and second.invalidate == []
+    assert second.unchanged == first.uploaded and second.invalidate == [] and not second.manifest_written
 
 
 def test_one_answer_change_uploads_only_the_affected_files(

@@ -50,10 +50,13 @@ def test_first_plan_orders_assets_then_pages_then_sitemaps_then_manifest() -> No
     assert plan.unchanged == 0 and plan.upload_bytes == len(SITE)
 
 
-def test_nothing_changed_plans_only_the_manifest() -> None:
+def test_nothing_changed_plans_nothing() -> None:
     remote = {f.path: f.size for f in SITE}
     plan = make_plan(SITE, deployed(SITE), remote, NOW + timedelta(hours=1))
-    assert [a.kind for a in plan.actions] == ["manifest"] and plan.unchanged == len(SITE) and plan.invalidate == []
+    assert plan.actions == [] and plan.unchanged == len(SITE) and plan.invalidate == []
+    # a file leaving the site changes only the manifest (its grace starts now)
+    plan = make_plan(SITE[1:], deployed(SITE), remote, NOW + timedelta(hours=1))
+    assert [a.kind for a in plan.actions] == ["manifest"] and list(plan.retained) == [SITE[0].path]
 
 
 def test_changed_metadata_alone_is_an_upload() -> None:
@@ -121,7 +124,8 @@ def test_plan_invariants(old: dict[str, str], new: dict[str, str], hours: int) -
     remote = {f.path: f.size for f in before}
     plan = make_plan(after, first.manifest, remote, NOW + timedelta(hours=hours))
     phases = [PHASES.index(a.phase) for a in plan.actions]
-    assert phases == sorted(phases) and plan.actions[-1].kind == "manifest"
+    assert phases == sorted(phases) and (plan.actions == [] or plan.actions[-1].kind == "manifest")
+    assert plan.actions or (old == new and plan.unchanged == len(new))
     uploaded = {a.path for a in plan.uploads}
     assert uploaded == {p for p, c in new.items() if old.get(p) != c}
     assert all(phase_of(p) == a.phase for a in plan.uploads for p in [a.path])

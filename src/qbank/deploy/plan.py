@@ -226,7 +226,11 @@ def make_plan(
             kept[path] = since[path]
 
     new_manifest = Manifest({p: f.record() for p, f in sorted(files.items())}, kept, now_iso)
-    actions.append(Action("manifest", MANIFEST_NAME, "manifest"))
+    # a run that changes nothing writes nothing (not even the manifest's time stamp)
+    if actions or manifest is None or new_manifest.files != old.files or kept != old.unreferenced:
+        actions.append(Action("manifest", MANIFEST_NAME, "manifest"))
+    else:
+        new_manifest = old
     return Plan(actions, new_manifest, unchanged, retained, sorted(set(invalidate)))
 
 
