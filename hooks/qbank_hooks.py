@@ -26,3 +26,10 @@ def on_files(files: Files, config: Any) -> Files:
     for page in render_pages(_STATE["corpus"]):
         files.append(File.generated(config, page.path, content=page.markdown))
     return files
+
+
+def on_post_build(config: Any) -> None:
+    """Write `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)."""
+    from qbank.deploy.headers import write_host_files
+
+    write_host_files(Path(config["site_dir"]))

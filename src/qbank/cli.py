@@ -146,6 +146,71 @@ def cmd_build(args: argparse.Namespace) -> int:
     return code if result.site_dir is not None or code else EXIT_CONTENT
 
 
+def cmd_deploy(args: argparse.Namespace) -> int:
+    """Upload the built site to S3-compatible storage: changed files only, in a reader-safe order."""
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from .deploy import S3Store, execute, format_plan, make_client, parse_target, plan_deploy, scan_site
+
+    site = Path(args.site_dir or Path(args.root) / "site").resolve()
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} holds no built site (no index.html); run qbank build first")
+    try:
+        target = parse_target(args.target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.grace_days < 0 or args.jobs < 1:
+        raise UsageError("--grace-days must be >= 0 and --jobs >= 1")
+    store = S3Store(make_client(args.endpoint_url, args.region), target)
+    try:
+        plan = plan_deploy(store, scan_site(site), datetime.now(UTC), timedelta(days=args.grace_days))
+        if args.format == "json" and args.dry_run:
+            print(json.dumps({"actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
+                              "unchanged": plan.unchanged, "upload_bytes": plan.upload_bytes,
+                              "invalidate": plan.invalidate}, indent=1))
+            return EXIT_OK
+        print(format_plan(plan, verbose=args.dry_run or args.verbose), end="")
+        result = None if args.dry_run else execute(plan, store, site, jobs=args.jobs)
+    except (BotoCoreError, ClientError, ValueError) as exc:
+        sys.stderr.write(
+            f"qbank: deploy failed: {type(exc).__name__}: {exc}\n"
+            "qbank: the previous site is still whole (the manifest is written last); run the deploy again to finish\n"
+        )
+        return EXIT_INTERNAL
+    if args.invalidations:
+        Path(args.invalidations).write_text("".join(p + "\n" for p in plan.invalidate), "utf-8")
+    print(f"invalidate ({len(plan.invalidate)}):" + "".join("\n  " + p for p in plan.invalidate))
+    if result is None:
+        print("dry run: nothing was changed")
+    else:
+        print(result.summary())
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the built site on 127.0.0.1 with the CDN headers and a real 404 (link checks, browser tests)."""
+    from .deploy.serve import make_server
+
+    if not args.built:
+        raise UsageError("live preview is not here yet; `qbank serve --built` serves the built site/")
+    site = Path(args.site_dir or Path(args.root) / "site").resolve()
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} holds no built site (no index.html); run qbank build first")
+    server = make_server(site, args.host, args.port, quiet=not args.verbose)
+    host, port = server.server_address[:2]
+    print(f"serving {site} at http://{host!s}:{port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
 def cmd_new_question(args: argparse.Namespace) -> int:
     """Scaffold a question, its answer and its verification script; all or nothing."""
     from .corpus import load_corpus
@@ -290,6 +355,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fs", choices=("auto", "mount", "audit"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("deploy", parents=[common], help="upload site/ to S3-compatible storage")
+    p.add_argument("--target", required=True, help="s3://bucket/prefix")
+    p.add_argument("--endpoint-url", default=None, help="S3 endpoint of a non-AWS store (R2, MinIO)")
+    p.add_argument("--region", default=None, help="region (default: from the AWS environment)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    p.add_argument("--site-dir", default=None, help="built site folder (default: site/)")
+    p.add_argument("--grace-days", type=float, default=7.0, help="keep unreferenced objects this long (default 7)")
+    p.add_argument("--jobs", type=int, default=8, help="parallel uploads within a phase (default 8)")
+    p.add_argument("--invalidations", default=None, metavar="FILE", help="also write the paths to invalidate here")
+    p.set_defaults(func=cmd_deploy)
+
+    p = sub.add_parser("serve", parents=[common], help="serve the built site locally with the CDN headers")
+    p.add_argument("--built", action="store_true", help="serve site/ as built (the only mode for now)")
+    p.add_argument("--site-dir", default=None, help="built site folder (default: site/)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
+    p.set_defaults(func=cmd_serve)
 
     return parser
 
