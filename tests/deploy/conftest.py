@@ -31,6 +31,8 @@ import pytest
 
 from qbank.deploy import S3Store, Target
 
+from ..conftest import CASE_IGNORE
+
 REPO = Path(__file__).resolve().parents[2]
 _names = itertools.count()
 
@@ -149,7 +151,7 @@ class SyntheticSite:
             up = "../" * depth
             links = "".join(f'<a href="/{p.removesuffix("index.html")}">{p}</a>' for p in sorted(self.pages))
             files[path] = (
-                f'<!doctype html><html><head><title>{body}</title>'
+                f"<!doctype html><html><head><title>{body}</title>"
                 f'<link rel="stylesheet" href="{up}{css_name}"><link rel="icon" href="/assets/images/logo.svg">'
                 f'</head><body data-premium="{up}{premium_name}"><main>{body}</main>{links}'
                 f'<script src="{up}{js_name}"></script></body></html>'
@@ -194,7 +196,7 @@ def qbank(
 
 def make_repo(dest: Path) -> Path:
     """The tiny corpus of tests/cases/base with this repository's mkdocs config, hooks and hand-written pages."""
-    shutil.copytree(REPO / "tests" / "cases" / "base", dest)
+    shutil.copytree(REPO / "tests" / "cases" / "base", dest, ignore=CASE_IGNORE)
     shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
     shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "site_src", dest / "site_src")

@@ -20,8 +20,13 @@ from .conftest import serving
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _browser_or_skip() -> Any:
@@ -40,6 +45,7 @@ def visit(base: str) -> tuple[list[str], str]:
     """Open the home page, then search from it; returns console errors and the search result summary."""
     sync_playwright = _browser_or_skip()
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     errors: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

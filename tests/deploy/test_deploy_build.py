@@ -70,6 +70,13 @@ def test_deploy_usage_errors(tmp_path: Path) -> None:
 def test_deploy_to_a_missing_bucket_fails_cleanly(tmp_path: Path, s3: Any) -> None:
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text("<p>x</p>")
-    proc = qbank("deploy", "--target", "s3://qbank-no-such-bucket/x", "--endpoint-url", s3.meta.endpoint_url,
-                 cwd=tmp_path, env=dict(os.environ))
+    proc = qbank(
+        "deploy",
+        "--target",
+        "s3://qbank-no-such-bucket/x",
+        "--endpoint-url",
+        s3.meta.endpoint_url,
+        cwd=tmp_path,
+        env=dict(os.environ),
+    )
     assert proc.returncode == 3 and "NoSuchBucket" in proc.stderr and "Traceback" not in proc.stderr

@@ -259,7 +259,9 @@ def test_throttling_is_retried_with_backoff(tmp_path: Path, s3: Any, bucket: str
 
     # botocore's own retries off, so the test sees ours: they must hold even when botocore's give up
     client = boto3.client(
-        "s3", endpoint_url=s3.meta.endpoint_url, region_name="us-east-1",
+        "s3",
+        endpoint_url=s3.meta.endpoint_url,
+        region_name="us-east-1",
         config=Config(retries={"total_max_attempts": 1, "mode": "standard"}),
     )
     throttled: list[str] = []

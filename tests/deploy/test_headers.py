@@ -98,8 +98,12 @@ def test_csp_for_site_adds_hashes_to_script_src(tmp_path: Path) -> None:
 
 def test_rules_round_trip_and_never_set_cache_control_twice() -> None:
     paths = [
-        "index.html", "assets/stylesheets/main.57a0d79d.min.css", "assets/premium/0123abcd89.bin",
-        "assets/keyslots/ab.json", "assets/images/favicon.png", "search/search_index.json",
+        "index.html",
+        "assets/stylesheets/main.57a0d79d.min.css",
+        "assets/premium/0123abcd89.bin",
+        "assets/keyslots/ab.json",
+        "assets/images/favicon.png",
+        "search/search_index.json",
     ]
     rules = header_rules(paths)
     assert parse_headers(render_headers(rules)) == rules

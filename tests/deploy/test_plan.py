@@ -20,9 +20,16 @@ def lf(path: str, content: str = "x") -> LocalFile:
 
 
 SITE = [
-    lf("index.html"), lf("questions/a/index.html"), lf("assets/stylesheets/main.0123abcd.min.css"),
-    lf("assets/premium/feedbeef01.bin"), lf("assets/keyslots/ab.json"), lf("search/search_index.json"),
-    lf("sitemap.xml"), lf("sitemap.xml.gz"), lf("assets/images/favicon.png"), lf("404.html"),
+    lf("index.html"),
+    lf("questions/a/index.html"),
+    lf("assets/stylesheets/main.0123abcd.min.css"),
+    lf("assets/premium/feedbeef01.bin"),
+    lf("assets/keyslots/ab.json"),
+    lf("search/search_index.json"),
+    lf("sitemap.xml"),
+    lf("sitemap.xml.gz"),
+    lf("assets/images/favicon.png"),
+    lf("404.html"),
 ]
 
 
@@ -71,7 +78,8 @@ def test_new_pages_go_before_rewritten_ones() -> None:
     v2[0] = lf("index.html", "links to b")
     plan = make_plan(v2, deployed(SITE), {f.path: f.size for f in SITE}, NOW)
     assert [(a.path, a.reason) for a in plan.uploads] == [
-        ("questions/b/index.html", "new"), ("index.html", "changed"),
+        ("questions/b/index.html", "new"),
+        ("index.html", "changed"),
     ]
     assert plan.invalidate == ["/", "/index.html", "/questions/b/", "/questions/b/index.html"]
 

@@ -66,7 +66,9 @@ def test_an_unreachable_endpoint_is_retried_then_reported() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     client = boto3.client(
-        "s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+        "s3",
+        endpoint_url=f"http://127.0.0.1:{port}",
+        region_name="us-east-1",
         config=Config(retries={"total_max_attempts": 1}, connect_timeout=2),
     )
     waits: list[float] = []

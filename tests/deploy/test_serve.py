@@ -63,7 +63,10 @@ def linkchecker(url: str) -> subprocess.CompletedProcess[str]:
         pytest.fail("linkchecker is not installed (it is a qbank dependency: pip install -e '.[dev]')")
     return subprocess.run(
         [exe, "--no-status", "--no-warnings", "--threads", "4", url],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")},
     )
 
 

@@ -66,8 +66,15 @@ def test_pull_requests_run_without_secrets_and_with_a_read_only_token() -> None:
         data = json.dumps(load(name))  # comments left out
         assert "secrets" not in data and "pull_request_target" not in data, name
     steps = " ".join(str(s.get("run", "")) for s in checks["jobs"]["checks"]["steps"])
-    for command in ("qbank check", "qbank verify", "qbank build --strict", "linkchecker", "qbank serve --built",
-                    "GITHUB_STEP_SUMMARY", "--format github"):
+    for command in (
+        "qbank check",
+        "qbank verify",
+        "qbank build --strict",
+        "linkchecker",
+        "qbank serve --built",
+        "GITHUB_STEP_SUMMARY",
+        "--format github",
+    ):
         assert command in steps, command
 
 
