@@ -1,0 +1,398 @@
+"""Hub pages: home, topic and company indexes, topic, company and company×topic pages."""
+
+from __future__ import annotations
+
+from ..corpus import CATALOG, Corpus
+from .common import (
+    COMPANIES,
+    HOME,
+    PRICING,
+    TOPICS,
+    call_to_action,
+    company_path,
+    company_topic_path,
+    concept_path,
+    disclaimer,
+    faq,
+    free_count,
+    question_items,
+    question_path,
+    topic_path,
+)
+from .pages import Page, make_page
+from .seo import PageMeta, item_list
+from .settings import Settings
+from .text import clip, counts, md_escape, plural, rel
+
+CATALOG_TOPICS = f"{CATALOG}/topics.yaml"
+CATALOG_COMPANIES = f"{CATALOG}/companies.yaml"
+CATALOG_CONCEPTS = f"{CATALOG}/concepts.yaml"
+
+
+def _qsources(corpus: Corpus, slugs: list[str]) -> tuple[str, ...]:
+    return tuple(corpus.question_path(s) for s in slugs)
+
+
+def _by_votes(corpus: Corpus, slugs: list[str]) -> list[str]:
+    return sorted(slugs, key=lambda s: (-corpus.questions[s].votes, corpus.questions[s].difficulty, s))
+
+
+def _items(corpus: Corpus, slugs: list[str]) -> list[tuple[str, str]]:
+    return [(corpus.questions[s].title, question_path(s)) for s in slugs]
+
+
+def _role(corpus: Corpus, company: str) -> str:
+    return corpus.companies[company].roles[0]
+
+
+def tagged(corpus: Corpus, company: str, topic: str | None = None) -> list[str]:
+    """Questions tagged to a company (optionally within one topic), in topic order."""
+    slugs = [s for s, q in corpus.questions.items() if company in q.companies and (topic is None or q.topic == topic)]
+    order = {t: corpus.topics[t].order for t in corpus.topics}
+    return sorted(slugs, key=lambda s: (order.get(corpus.questions[s].topic, 0), corpus.questions[s].difficulty, s))
+
+
+def company_topics(corpus: Corpus, company: str, settings: Settings) -> list[str]:
+    """Topics whose company×topic page has distinct content: enough tagged questions and a company-specific note."""
+    out = []
+    for rnd in corpus.companies[company].process:
+        if rnd.topic not in corpus.topics or rnd.topic in out:
+            continue
+        if len(tagged(corpus, company, rnd.topic)) >= settings.ct_min_tagged and (
+            len(rnd.note.strip()) >= settings.ct_min_note_chars
+        ):
+            out.append(rnd.topic)
+    return out
+
+
+def round_target(corpus: Corpus, company: str, topic: str, settings: Settings) -> str:
+    """Where a company's round links: its company×topic page when one exists, the topic hub otherwise."""
+    if topic in company_topics(corpus, company, settings):
+        return company_topic_path(company, topic)
+    return topic_path(topic)
+
+
+def company_target(corpus: Corpus, company: str, topic: str, settings: Settings) -> str:
+    """Where a company tag on a topic's page links: its company×topic page, else the company hub."""
+    if topic in company_topics(corpus, company, settings):
+        return company_topic_path(company, topic)
+    return company_path(company)
+
+
+def home(corpus: Corpus, settings: Settings) -> Page:
+    """The home page: what the site is, why its numbers hold, topics, companies and most-voted questions."""
+    src = HOME
+    topics = sorted(corpus.topics.values(), key=lambda t: t.order)
+    top = _by_votes(corpus, list(corpus.questions))[: settings.home_top]
+    body = [
+        "# LLM inference engineer interview questions",
+        "",
+        "Interview questions on serving large language models, each with a worked answer argued the way a "
+        "senior inference engineer argues at a whiteboard: sizes, bandwidths and latencies, not slogans.",
+        "",
+        "## Why the numbers hold",
+        "",
+        "Every number in an answer is bound to a value that a verification script derives from cited inputs "
+        "(model configs, GPU datasheets). The site is built only when every script passes and every number in "
+        "the prose matches its derived value; kernel snippets are run against a reference, on a GPU where one "
+        f"is available. [How the site works]({rel(src, 'about.md')}).",
+        "",
+        "## Topics",
+        "",
+        counts(len(corpus.questions), free_count(corpus, list(corpus.questions))),
+        "",
+    ]
+    for t in topics:
+        n = len(corpus.topic_questions(t.slug))
+        body.append(f"- [{md_escape(t.title)}]({rel(src, topic_path(t.slug))}) · {plural(n, 'question')}")
+    body += ["", "## Companies", ""]
+    for c in corpus.companies.values():
+        n = len(tagged(corpus, c.slug))
+        body.append(f"- [{md_escape(c.name)}]({rel(src, company_path(c.slug))}) · {', '.join(c.roles)} · "
+                    f"{plural(n, 'tagged question')}")
+    if not corpus.companies:
+        body.append("_No company loops documented yet._")
+    body += ["", "## Most-voted questions", "", question_items(corpus, src, top)]
+    body += [call_to_action(src, "Free questions in every track show the depth; Premium unlocks every answer.")]
+    items = [(t.title, topic_path(t.slug)) for t in topics] + [
+        (c.name, company_path(c.slug)) for c in corpus.companies.values()
+    ]
+    meta = PageMeta(
+        path=src,
+        title="LLM inference engineer interview questions with worked answers",
+        description=clip(
+            "Interview questions for LLM inference engineers across "
+            f"{plural(len(topics), 'topic')}, with worked answers whose every number is re-derived by code."
+        ),
+        crumbs=(("Home", HOME),),
+        jsonld=(item_list("Topics and companies", items, settings),),
+        kind="home",
+        sources=(CATALOG_TOPICS, CATALOG_COMPANIES, *_qsources(corpus, list(corpus.questions))),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+def topics_index(corpus: Corpus, settings: Settings) -> Page:
+    """All topics with their scope and counts, and every concept."""
+    src = TOPICS
+    topics = sorted(corpus.topics.values(), key=lambda t: t.order)
+    body = ["# Interview topics", "", "The tracks of an LLM inference engineer interview loop.", ""]
+    for t in topics:
+        slugs = corpus.topic_questions(t.slug)
+        body += [
+            f"## [{md_escape(t.title)}]({rel(src, topic_path(t.slug))})",
+            "",
+            t.scope,
+            "",
+            counts(len(slugs), free_count(corpus, slugs)),
+            "",
+        ]
+    if corpus.concepts:
+        body += ["## Concepts", ""]
+        body += [f"- [{md_escape(c.title)}]({rel(src, concept_path(c.slug))})" for c in corpus.concepts.values()]
+    meta = PageMeta(
+        path=src,
+        title="LLM inference interview topics",
+        description=clip(
+            f"The {plural(len(topics), 'track')} of an LLM inference engineer interview, from "
+            + ", ".join(t.title for t in topics[:3])
+            + (" and more" if len(topics) > 3 else "")
+            + ", with question counts."
+        ),
+        crumbs=(("Home", HOME), ("Topics", src)),
+        jsonld=(item_list("Interview topics", [(t.title, topic_path(t.slug)) for t in topics], settings),),
+        kind="hub",
+        sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *_qsources(corpus, list(corpus.questions))),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+def companies_index(corpus: Corpus, settings: Settings) -> Page:
+    """All companies whose loops the site documents."""
+    src = COMPANIES
+    body = ["# Companies", "", "Interview loops documented from cited sources, round by round.", ""]
+    for c in corpus.companies.values():
+        n = len(tagged(corpus, c.slug))
+        body += [
+            f"## [{md_escape(c.name)}]({rel(src, company_path(c.slug))})",
+            "",
+            f"{', '.join(c.roles)} · {plural(len(c.process), 'round')} · {plural(n, 'tagged question')}",
+            "",
+            c.looks_for,
+            "",
+        ]
+    if not corpus.companies:
+        body.append("_No company loops documented yet._")
+    meta = PageMeta(
+        path=src,
+        title="Companies hiring LLM inference engineers: interview loops",
+        description=clip(
+            "Interview loops for LLM inference engineer roles: "
+            + (", ".join(c.name for c in corpus.companies.values()) or "none yet")
+            + ", with their rounds and tagged questions."
+        ),
+        crumbs=(("Home", HOME), ("Companies", src)),
+        jsonld=(
+            item_list("Companies", [(c.name, company_path(c.slug)) for c in corpus.companies.values()], settings),
+        ),
+        kind="hub",
+        sources=(CATALOG_COMPANIES, *_qsources(corpus, list(corpus.questions))),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
+    """A topic hub: scope, questions easiest first, counts, concepts, companies and an FAQ."""
+    topic = corpus.topics[slug]
+    src = topic_path(slug)
+    slugs = corpus.topic_questions(slug)
+    free = free_count(corpus, slugs)
+    concept_slugs = sorted({c for s in slugs for c in corpus.questions[s].concepts if c in corpus.concepts})
+    companies = [c for c in corpus.companies.values() if any(r.topic == slug for r in c.process)]
+    body = [
+        f"# {topic.title} interview questions",
+        "",
+        topic.scope,
+        "",
+        "## Questions, easiest first",
+        "",
+        counts(len(slugs), free),
+        "",
+        question_items(corpus, src, slugs),
+    ]
+    if concept_slugs:
+        body += ["## Concepts in this track", ""]
+        body += [
+            f"- [{md_escape(corpus.concepts[c].title)}]({rel(src, concept_path(c))}): {corpus.concepts[c].summary}"
+            for c in concept_slugs
+        ]
+        body.append("")
+    if companies:
+        body += ["## Companies that test it", ""]
+        for c in companies:
+            target = company_target(corpus, c.slug, slug, settings)
+            body.append(f"- [{md_escape(c.name)}]({rel(src, target)}) · {', '.join(c.roles)}")
+        body.append("")
+    top = _by_votes(corpus, slugs)[:3]
+    examples = "; ".join(f'"{corpus.questions[s].title}"' for s in top)
+    body += [
+        f"## {topic.title} FAQ",
+        "",
+        faq(
+            [
+                (
+                    f"What {topic.title} questions come up in inference interviews?",
+                    (f"The most-voted ones here: {examples}. " if examples else "")
+                    + f"The track covers: {topic.scope}",
+                ),
+                (
+                    f"How many {topic.title} questions are free?",
+                    f"{free} of {plural(len(slugs), 'question')} are free to read in full; Premium unlocks the "
+                    "rest, derivations included.",
+                ),
+            ]
+        ),
+        call_to_action(src, f"Unlock every {topic.title} answer with Premium."),
+    ]
+    meta = PageMeta(
+        path=src,
+        title=f"{topic.title} interview questions for LLM inference engineers",
+        description=clip(f"{topic.title} interview questions with worked answers: {topic.scope}"),
+        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, src)),
+        jsonld=(item_list(f"{topic.title} questions", _items(corpus, slugs), settings),),
+        kind="hub",
+        sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *_qsources(corpus, slugs)),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+def company_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
+    """A company hub: role, what it looks for, its rounds in order, its questions as teasers, FAQ."""
+    c = corpus.companies[slug]
+    src = company_path(slug)
+    role = _role(corpus, slug)
+    slugs = tagged(corpus, slug)
+    body = [
+        f"# {c.name} {role} interview questions",
+        "",
+        f"**What {c.name} looks for** · {c.looks_for}",
+        "",
+        "## The interview process, round by round",
+        "",
+    ]
+    for i, rnd in enumerate(c.process, start=1):
+        if rnd.topic not in corpus.topics:
+            continue
+        title = corpus.topics[rnd.topic].title
+        note = f": {rnd.note}" if rnd.note else ""
+        body.append(f"{i}. [{md_escape(title)}]({rel(src, round_target(corpus, slug, rnd.topic, settings))}){note}")
+    body += [
+        "",
+        f'<p class="qb-source">Source: {c.source} (checked {c.checked.isoformat()}).</p>',
+        "",
+        f"## Questions tagged to {c.name}",
+        "",
+        counts(len(slugs), free_count(corpus, slugs)),
+        "",
+        question_items(corpus, src, slugs),
+        f"## {c.name} interview FAQ",
+        "",
+        faq(
+            [
+                (
+                    f"What is the {c.name} {role} interview process?",
+                    f"{plural(len(c.process), 'round')}, in this order: "
+                    + ", ".join(corpus.topics[r.topic].title for r in c.process if r.topic in corpus.topics)
+                    + ".",
+                ),
+                (f"What does {c.name} look for in inference engineers?", c.looks_for),
+            ]
+        ),
+        call_to_action(src, f"Prepare the whole {c.name} {role} loop: Premium unlocks every answer."),
+        disclaimer(c.name),
+    ]
+    meta = PageMeta(
+        path=src,
+        title=f"{c.name} {role} interview questions",
+        description=clip(f"{c.name} {role} interview: {plural(len(c.process), 'round')}, {c.looks_for}"),
+        crumbs=(("Home", HOME), ("Companies", COMPANIES), (c.name, src)),
+        jsonld=(item_list(f"{c.name} questions", _items(corpus, slugs), settings),),
+        kind="hub",
+        sources=(CATALOG_COMPANIES, CATALOG_TOPICS, *_qsources(corpus, slugs)),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Settings) -> Page:
+    """A company×topic page: tagged questions first, then the track's other questions by votes."""
+    c = corpus.companies[company]
+    t = corpus.topics[topic]
+    src = company_topic_path(company, topic)
+    role = _role(corpus, company)
+    note = next(r.note for r in c.process if r.topic == topic)
+    mine = _by_votes(corpus, tagged(corpus, company, topic))
+    more = _by_votes(corpus, [s for s in corpus.topic_questions(topic) if s not in mine])
+    others = [r.topic for r in c.process if r.topic != topic and r.topic in corpus.topics]
+    body = [
+        f"# {c.name} {t.title} interview questions",
+        "",
+        f"{t.title} is one round of the {c.name} {role} loop. {note} Questions tagged to {c.name} come first, "
+        f"then the rest of the {t.title} track by reader votes.",
+        "",
+        f"**What {c.name} looks for here** · {c.looks_for} "
+        f"[The full {c.name} interview process]({rel(src, company_path(company))}).",
+        "",
+        f"## {t.title} questions tagged to {c.name}",
+        "",
+        counts(len(mine), free_count(corpus, mine)),
+        "",
+        question_items(corpus, src, mine),
+        f"## More {t.title} questions for this loop",
+        "",
+        f"Sorted by reader votes. Not tagged to {c.name}; they cover the same ground.",
+        "",
+        counts(len(more), free_count(corpus, more)),
+        "",
+        question_items(corpus, src, more),
+        f"## {c.name} {t.title} FAQ",
+        "",
+        faq(
+            [
+                (
+                    f"What {t.title} questions does {c.name} ask?",
+                    "Questions tagged to it here: "
+                    + "; ".join(f'"{corpus.questions[s].title}"' for s in mine[:3])
+                    + f". What the round stresses: {note}",
+                ),
+                (
+                    f"How should I prepare for the {c.name} {t.title} round?",
+                    f"Work the tagged questions first, then the free ones in the {t.title} track, and size "
+                    "every answer with numbers before arguing a design.",
+                ),
+            ]
+        ),
+        f"## Other {c.name} interview rounds",
+        "",
+    ]
+    body += [
+        f"- [{md_escape(corpus.topics[o].title)}]({rel(src, round_target(corpus, company, o, settings))})"
+        for o in others
+    ]
+    body += [
+        "",
+        call_to_action(src, f"{t.title} is one round. Premium unlocks every answer across the {c.name} loop."),
+        disclaimer(c.name),
+    ]
+    meta = PageMeta(
+        path=src,
+        title=f"{c.name} {t.title} interview questions",
+        description=clip(f"{c.name} {role} {t.title} round: {note}"),
+        crumbs=(("Home", HOME), ("Companies", COMPANIES), (c.name, company_path(company)), (t.title, src)),
+        jsonld=(item_list(f"{c.name} {t.title} questions", _items(corpus, mine + more), settings),),
+        kind="hub",
+        sources=(CATALOG_COMPANIES, CATALOG_TOPICS, *_qsources(corpus, mine + more)),
+    )
+    return make_page(meta, "\n".join(body))
+
+
+__all__ = ["PRICING", "company_page", "company_topic_page", "company_topics", "home", "topic_page", "topics_index"]
