@@ -1,0 +1,2 @@
+from qbank.verify import claim
+claim("x", 1)
