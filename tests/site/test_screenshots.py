@@ -47,34 +47,41 @@ def playwright_or_skip() -> Any:
     return sync_playwright
 
 
+def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
+    """Every page type in one colour scheme and viewport; no request may leave the site or fail."""
+    context = browser.new_context(viewport=VIEWPORTS[device], color_scheme=scheme)
+    page = context.new_page()
+    foreign: list[str] = []
+    failed: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(base) else None)
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for name, url in PAGES.items():
+        page.goto(base + url, wait_until="networkidle")
+        if name == "question-free-math":
+            page.wait_for_selector(".katex", timeout=10_000)
+            assert page.locator(".arithmatex .katex").count() >= 2
+        expected = "slate" if scheme == "dark" else "default"
+        assert page.locator("body").get_attribute("data-md-color-scheme") == expected
+        assert page.locator("h1").count() == 1, name
+        page.screenshot(path=str(OUT / f"{name}-{scheme}-{device}.png"), full_page=True)
+    context.close()
+    assert foreign == [], f"requests left the site: {foreign[:3]}"
+    assert failed == [] and errors == [], (failed, errors)
+
+
 def test_pages_render_in_chromium(site: Path) -> None:
     sync_playwright = playwright_or_skip()
     OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("*.png"):
+        old.unlink()
     with serve(site) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             for scheme in ("light", "dark"):
-                for device, viewport in VIEWPORTS.items():
-                    context = browser.new_context(viewport=viewport, color_scheme=scheme)
-                    page = context.new_page()
-                    foreign: list[str] = []
-                    failed: list[str] = []
-                    errors: list[str] = []
-                    page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(base) else None)
-                    page.on("requestfailed", lambda r: failed.append(r.url))
-                    page.on("pageerror", lambda e: errors.append(str(e)))
-                    for name, url in PAGES.items():
-                        page.goto(base + url, wait_until="networkidle")
-                        if name == "question-free-math":
-                            page.wait_for_selector(".katex", timeout=10_000)
-                            assert page.locator(".arithmatex .katex").count() >= 2
-                        expected = "slate" if scheme == "dark" else "default"
-                        assert page.locator("body").get_attribute("data-md-color-scheme") == expected
-                        assert page.locator("h1").count() == 1, name
-                        page.screenshot(path=str(OUT / f"{name}-{scheme}-{device}.png"), full_page=True)
-                    context.close()
-                    assert foreign == [], f"requests left the site: {foreign[:3]}"
-                    assert failed == [] and errors == [], (failed, errors)
+                for device in VIEWPORTS:
+                    shoot(browser, base, scheme, device)
         finally:
             browser.close()
-    assert len(list(OUT.glob("*.png"))) >= len(PAGES) * 4
+    assert len(list(OUT.glob("*.png"))) == len(PAGES) * 4

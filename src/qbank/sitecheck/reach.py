@@ -19,8 +19,8 @@ def link_graph(pages: list[Parsed]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for page in pages:
         out: set[str] = set()
-        for a in page.soup.find_all("a", href=True):
-            target = urlsplit(urljoin(LOCAL + page.url, str(a["href"])))
+        for href in page.tree.xpath("//a/@href"):
+            target = urlsplit(urljoin(LOCAL + page.url, str(href)))
             if f"{target.scheme}://{target.netloc}/" != LOCAL:
                 continue
             path = target.path.lstrip("/")

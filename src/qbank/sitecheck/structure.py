@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from bs4 import BeautifulSoup, Tag
+import lxml.html
+from lxml.html import HtmlElement
 
 from ..problems import Problem, error
 
@@ -23,7 +24,7 @@ class Parsed:
 
     rel: str
     url: str
-    soup: BeautifulSoup
+    tree: HtmlElement
 
 
 def page_url(rel: str) -> str:
@@ -38,58 +39,60 @@ def html_pages(site_dir: Path) -> list[Parsed]:
         rel = path.relative_to(site_dir).as_posix()
         if rel.startswith(SKIP_DIRS):
             continue
-        out.append(Parsed(rel, page_url(rel), BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")))
+        out.append(Parsed(rel, page_url(rel), lxml.html.fromstring(path.read_bytes())))
     return out
 
 
-def text_of(tag: Tag) -> str:
+def by_class(name: str) -> str:
+    """XPath for elements carrying a class."""
+    return f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+
+
+def text_of(el: HtmlElement) -> str:
     """Visible text of an element, permalink anchors dropped, whitespace collapsed."""
-    clone = BeautifulSoup(str(tag), "html.parser")
-    for a in clone.select(".headerlink"):
-        a.decompose()
-    return " ".join(clone.get_text(" ").split())
+    parts = [t for t in el.xpath(".//text()[not(ancestor::*[contains(@class, 'headerlink')])]")]
+    return " ".join("".join(parts).split())
 
 
-def _jsonld(page: Parsed, site: str) -> tuple[list[dict[str, Any]], list[Problem]]:
+def _jsonld(tree: HtmlElement) -> tuple[list[dict[str, Any]], list[str]]:
     blocks: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    for script in page.soup.find_all("script", type="application/ld+json"):
+    bad: list[str] = []
+    for script in tree.xpath("//script[@type='application/ld+json']"):
         try:
-            data = json.loads(script.string or "")
+            data = json.loads(script.text or "")
         except json.JSONDecodeError as exc:
-            problems.append(error(site + page.rel, 0, 0, "jsonld-invalid", f"JSON-LD does not parse: {exc}"))
+            bad.append(f"JSON-LD does not parse: {exc}")
             continue
         if isinstance(data, dict):
             blocks.append(data)
         else:
-            problems.append(error(site + page.rel, 0, 0, "jsonld-invalid", "JSON-LD must be an object"))
-    return blocks, problems
+            bad.append("JSON-LD must be an object")
+    return blocks, bad
 
 
 def _check_jsonld(page: Parsed, base: str, h1: str, description: str, path: str) -> list[Problem]:
-    blocks, problems = _jsonld(page, "")
-    problems = [error(path, 0, 0, p.code, p.message) for p in problems]
+    blocks, bad_json = _jsonld(page.tree)
+    problems = [error(path, 0, 0, "jsonld-invalid", msg) for msg in bad_json]
 
     def bad(code: str, message: str) -> None:
         problems.append(error(path, 0, 0, code, message))
 
-    types = [b.get("@type") for b in blocks]
-    if "QAPage" in types:
+    if any(b.get("@type") == "QAPage" for b in blocks):
         bad("jsonld-qapage", "QAPage markup is not used on this site")
     crumbs = [b for b in blocks if b.get("@type") == "BreadcrumbList"]
     if len(crumbs) != 1:
         bad("jsonld-breadcrumbs", f"expected one BreadcrumbList, found {len(crumbs)}")
     else:
-        names = [str(i.get("name")) for i in crumbs[0].get("itemListElement", [])]
-        nav = page.soup.select_one("nav.qb-crumbs")
-        visible = [text_of(t) for t in nav.select("a, span[aria-current]")] if nav else []
+        items = crumbs[0].get("itemListElement") or [{}]
+        names = [str(i.get("name")) for i in items]
+        shown = page.tree.xpath("//nav[contains(@class, 'qb-crumbs')]//*[self::a or @aria-current]")
+        visible = [text_of(t) for t in shown]
         if names != visible:
             bad("jsonld-mismatch", f"BreadcrumbList {names} does not match the visible breadcrumbs {visible}")
-        last = crumbs[0].get("itemListElement", [{}])[-1].get("item")
-        if last != base + page.url:
-            bad("jsonld-mismatch", f"the last breadcrumb points to {last}, not to this page")
-    content = page.soup.select_one("article") or page.soup
-    links = {urljoin(base + page.url, str(a.get("href", ""))).split("#")[0] for a in content.find_all("a", href=True)}
+        if items[-1].get("item") != base + page.url:
+            bad("jsonld-mismatch", f"the last breadcrumb points to {items[-1].get('item')}, not to this page")
+    here = base + page.url
+    links = {urljoin(here, str(href)).split("#")[0] for href in page.tree.xpath("//article//a/@href")}
     for block in blocks:
         kind = block.get("@type")
         if kind == "TechArticle":
@@ -99,7 +102,7 @@ def _check_jsonld(page: Parsed, base: str, h1: str, description: str, path: str)
                 bad("jsonld-mismatch", "TechArticle description is not the meta description")
             for part in block.get("hasPart", []):
                 selector = str(part.get("cssSelector", ""))
-                if not page.soup.select(selector):
+                if not selector.startswith(".") or not page.tree.xpath(by_class(selector[1:])):
                     bad("jsonld-mismatch", f"hasPart selector {selector!r} matches nothing on the page")
             if block.get("isAccessibleForFree") is False and "hasPart" not in block:
                 bad("jsonld-mismatch", "a premium TechArticle needs hasPart for its premium parts")
@@ -108,6 +111,11 @@ def _check_jsonld(page: Parsed, base: str, h1: str, description: str, path: str)
                 if item.get("url") not in links:
                     bad("jsonld-mismatch", f"ItemList entry {item.get('url')} is not linked from the page")
     return problems
+
+
+def _first(tree: HtmlElement, xpath: str) -> str:
+    found = tree.xpath(xpath)
+    return str(found[0]).strip() if found else ""
 
 
 def check_structure(site_dir: Path, site_url: str, pages: list[Parsed] | None = None) -> list[Problem]:
@@ -119,12 +127,11 @@ def check_structure(site_dir: Path, site_url: str, pages: list[Parsed] | None = 
     descriptions: dict[str, list[str]] = defaultdict(list)
     for page in pages if pages is not None else html_pages(site_dir):
         path = prefix + page.rel
-        h1s = page.soup.find_all("h1")
+        h1s = page.tree.xpath("//h1")
         if len(h1s) != 1:
             problems.append(error(path, 0, 0, "page-h1", f"expected one h1, found {len(h1s)}"))
-        title = page.soup.title.get_text().strip() if page.soup.title else ""
-        meta = page.soup.find("meta", attrs={"name": "description"})
-        description = str(meta.get("content", "")).strip() if isinstance(meta, Tag) else ""
+        title = _first(page.tree, "//head/title/text()")
+        description = _first(page.tree, "//head/meta[@name='description']/@content")
         if not title:
             problems.append(error(path, 0, 0, "title-missing", "the page has no <title>"))
         if not description:
@@ -133,14 +140,12 @@ def check_structure(site_dir: Path, site_url: str, pages: list[Parsed] | None = 
             continue  # served for every missing URL: no canonical, not indexed, not compared
         titles[title].append(path)
         descriptions[description].append(path)
-        link = page.soup.find("link", rel="canonical")
-        canonical = str(link.get("href", "")) if isinstance(link, Tag) else ""
+        canonical = _first(page.tree, "//head/link[@rel='canonical']/@href")
         if canonical != base + page.url:
             problems.append(
                 error(path, 0, 0, "canonical-bad", f"canonical is {canonical!r}, expected {base + page.url!r}")
             )
-        h1 = text_of(h1s[0]) if h1s else ""
-        problems += _check_jsonld(page, base, h1, description, path)
+        problems += _check_jsonld(page, base, text_of(h1s[0]) if h1s else "", description, path)
     for what, seen in (("title", titles), ("description", descriptions)):
         for value, paths in seen.items():
             if value and len(paths) > 1:
