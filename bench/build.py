@@ -116,6 +116,7 @@ def write_plain(root: Path, plain: Path) -> int:
     config["theme"].pop("custom_dir")
     config["extra"].pop("qbank")
     config["docs_dir"] = "docs"
+    config["plugins"] = ["search"]  # plain mkdocs-material as shipped: its own single-file search index
     (plain / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return len(pages) + 1  # and about.md
 
@@ -147,6 +148,27 @@ def transfer(site: Path, page_rel: str) -> dict[str, int]:
     }
 
 
+def search_weights(site: Path) -> dict[str, float]:
+    """Pagefind: the whole index on disk, and what a first query fetches (loader, wasm, meta, one index
+    chunk, five result fragments); the files are already compressed, so their sizes are the transfer."""
+    pf = site / "pagefind"
+    files = [f for f in pf.rglob("*") if f.is_file() and "-ui." not in f.name and "modular" not in f.name
+             and "component" not in f.name]
+    chunks = sorted((pf / "index").glob("*.pf_index"), key=lambda f: f.stat().st_size)
+    fragments = sorted((pf / "fragment").glob("*.pf_fragment"), key=lambda f: f.stat().st_size)
+    first = [pf / "pagefind.js", pf / "pagefind-entry.json", pf / "wasm.en.pagefind", *pf.glob("*.pf_meta")]
+    query = sum(gz(f) if f.suffix in {".js", ".json"} else f.stat().st_size for f in first)
+    query += chunks[-1].stat().st_size + sum(f.stat().st_size for f in fragments[-5:])
+    ui = sum(gz(pf / f) for f in ("pagefind-ui.js", "pagefind-ui.css"))
+    return {
+        "pagefind_index_kib": kb(sum(f.stat().st_size for f in files)),
+        "pagefind_index_chunks": len(chunks),
+        "pagefind_fragments": len(fragments),
+        "pagefind_first_query_kib": kb(query),
+        "pagefind_ui_kib_gz": kb(ui),
+    }
+
+
 def kb(n: int) -> float:
     """Bytes to KiB, one decimal."""
     return round(n / 1024, 1)
@@ -175,7 +197,7 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     with_math = transfer(site, f"questions/synthetic-question-{free_math:05d}/index.html")
     no_math = transfer(site, f"questions/synthetic-question-{free_nomath:05d}/index.html")
     baseline = transfer(plain_site, f"questions/synthetic-question-{free_nomath:05d}/index.html")
-    index = site / "search" / "search_index.json"
+    index = plain_site / "search" / "search_index.json"  # material's single-file index, in the plain build
     return {
         "questions": n,
         "pages": n_pages,
@@ -188,8 +210,9 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "builds_plain_s": [round(x, 2) for x in pl],
         "postcheck_structure_and_reach_s": round(checks, 1),
         "postcheck_problems": [p.text() for p in problems[:5]],
-        "search_index_kib": kb(index.stat().st_size),
-        "search_index_kib_gz": kb(gz(index)),
+        "material_search_index_kib": kb(index.stat().st_size),
+        "material_search_index_kib_gz": kb(gz(index)),
+        **search_weights(site),
         "question_page_kib_gz_no_math": kb(no_math["html"] + no_math["css_js"]),
         "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"] + with_math["katex"]),
         "question_page_html_kib_gz": kb(no_math["html"]),

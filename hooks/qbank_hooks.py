@@ -6,11 +6,13 @@ import gzip
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from qbank.corpus import load_corpus
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
+from qbank.render.search import build_search_index
 from qbank.render.seo import PageMeta, full_title, head_html
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
@@ -56,9 +58,12 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 
 def on_post_build(config: Any) -> None:
-    """Replace mkdocs' sitemap (build-time dates, every page) with qbank's, and write robots.txt."""
+    """Replace mkdocs' sitemap (build-time dates, every page) with qbank's, write robots.txt, index for search."""
     site = Path(config["site_dir"])
     xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    failure = build_search_index(site)
+    if failure:
+        raise PluginError(failure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -45,12 +46,14 @@ def test_every_page_type_is_built(site: Path) -> None:
         "404.html",
         "sitemap.xml",
         "robots.txt",
+        "search/index.html",
+        "pagefind/pagefind.js",
     ):
         assert (site / rel).is_file(), rel
     assert not (site / "companies/xai/speculative-decoding").exists()  # one tagged question: below threshold
     nav = soup(site / "index.html").select(".md-nav--primary > .md-nav__list > .md-nav__item")
     labels = [" ".join(li.select_one(".md-nav__link").get_text().split()) for li in nav]
-    assert labels == ["Home", "Topics", "Companies", "Pricing"]
+    assert labels == ["Home", "Topics", "Companies", "Pricing", "Search"]
 
 
 def test_no_premium_plaintext_in_any_file(site: Path) -> None:
@@ -63,7 +66,14 @@ def test_no_premium_plaintext_in_any_file(site: Path) -> None:
         if len(line.strip()) > 20
     ]
     assert len(secrets) == 5
+    fragments = list((site / "pagefind" / "fragment").glob("*.pf_fragment"))
+    assert len(fragments) >= 15
+    assert any(b"Draft-and-verify algebra" in gzip.decompress(f.read_bytes()) for f in fragments)
     for path in site.rglob("*"):
+        if path.suffix.startswith(".pf_"):  # Pagefind's gzipped index chunks
+            text = gzip.decompress(path.read_bytes()).decode("utf-8", errors="replace")
+            for secret in secrets:
+                assert secret[:40] not in text, f"premium text in {path}"
         if path.is_file() and path.suffix in {".html", ".json", ".xml", ".js", ".txt", ".css"}:
             text = path.read_text(encoding="utf-8", errors="replace")
             for secret in secrets:

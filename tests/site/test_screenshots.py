@@ -27,6 +27,7 @@ PAGES = {
     "question-premium": "questions/kv-fp8/",
     "concept": "concepts/kv-cache/",
     "pricing": "pricing/",
+    "search": "search/",
     "404": "404.html",
 }
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
@@ -62,6 +63,12 @@ def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
         if name == "question-free-math":
             page.wait_for_selector(".katex", timeout=10_000)
             assert page.locator(".arithmatex .katex").count() >= 2
+        if name == "search":
+            page.fill(".pagefind-ui__search-input", "paged allocation")
+            page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
+            hits = page.locator(".pagefind-ui__result-link").all_inner_texts()
+            assert "How much memory does paged allocation waste per sequence?" in hits, hits
+            assert "SECRET" not in page.locator("#qb-search").inner_text()
         expected = "slate" if scheme == "dark" else "default"
         assert page.locator("body").get_attribute("data-md-color-scheme") == expected
         assert page.locator("h1").count() == 1, name

@@ -60,7 +60,7 @@ def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
 def call_to_action(src: str, lead: str) -> str:
     """The premium call to action box."""
     return (
-        '<div class="qb-cta" markdown="1">\n\n'
+        '<div class="qb-cta" data-pagefind-ignore markdown="1">\n\n'
         f"{lead}\n\n"
         f"[Unlock every answer]({rel(src, PRICING)}){{ .md-button .md-button--primary }} {OFFER}\n\n"
         "</div>\n"

@@ -36,7 +36,7 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
     return (
         f"## {heading}\n\n"
         f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
-        f'data-qb-words="{n_words}" markdown="1">\n\n'
+        f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
         f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href}) · {OFFER}\n\n"
         "</div>\n"
     )

@@ -68,7 +68,8 @@ def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
     """Visible breadcrumbs: every ancestor is a link, the current page is plain text."""
     parts = [f"[{md_escape(name)}]({rel(path, target)})" for name, target in crumbs[:-1]]
     parts.append(f'<span aria-current="page">{md_escape(crumbs[-1][0])}</span>')
-    return '<nav class="qb-crumbs" aria-label="Breadcrumb" markdown="1">\n\n' + " › ".join(parts) + "\n\n</nav>\n"
+    nav = '<nav class="qb-crumbs" aria-label="Breadcrumb" data-pagefind-ignore markdown="1">'
+    return f"{nav}\n\n{' › '.join(parts)}\n\n</nav>\n"
 
 
 def full_title(title: str) -> str:
