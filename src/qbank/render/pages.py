@@ -27,15 +27,15 @@ def make_page(meta: PageMeta, body: str) -> Page:
 
 def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict[str, str] | None = None) -> list[Page]:
     """Every generated page of the site, in a stable order."""
-    from . import concepts, hubs, question
+    from . import companies, concepts, hubs, question
 
     s = settings or Settings()
     dates = lastmod or {}
-    pages = [hubs.home(corpus, s), hubs.topics_index(corpus, s), hubs.companies_index(corpus, s)]
+    pages = [hubs.home(corpus, s), hubs.topics_index(corpus, s), companies.companies_index(corpus, s)]
     pages += [hubs.topic_page(corpus, slug, s) for slug in sorted(corpus.topics, key=lambda t: corpus.topics[t].order)]
     for slug in corpus.companies:
-        pages.append(hubs.company_page(corpus, slug, s))
-        pages += [hubs.company_topic_page(corpus, slug, t, s) for t in hubs.company_topics(corpus, slug, s)]
+        pages.append(companies.company_page(corpus, slug, s))
+        pages += [companies.company_topic_page(corpus, slug, t, s) for t in hubs.company_topics(corpus, slug, s)]
     pages += [question.question_page(corpus, slug, s, dates) for slug in sorted(corpus.questions)]
     pages += [concepts.concept_page(corpus, slug, s) for slug in sorted(corpus.concepts)]
     pages.append(concepts.pricing_page(corpus, s))

@@ -31,10 +31,10 @@ class Settings:
 
 
 def settings_from(site_url: str | None, extra: dict[str, Any] | None) -> Settings:
-    """Settings from mkdocs' ``site_url`` and the ``extra.qbank`` mapping (unknown keys are an error)."""
+    """Settings from mkdocs' ``site_url`` and the ``extra.qbank`` mapping.
+
+    Keys this module does not know are left alone: ``extra.qbank`` is shared with the paywall's settings.
+    """
     raw = dict((extra or {}).get("qbank") or {})
     known = set(Settings.__dataclass_fields__) - {"site_url"}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ValueError(f"unknown extra.qbank settings: {', '.join(unknown)}")
-    return Settings(site_url=site_url or Settings.site_url, **raw)
+    return Settings(site_url=site_url or Settings.site_url, **{k: v for k, v in raw.items() if k in known})
