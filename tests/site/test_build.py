@@ -112,6 +112,8 @@ def test_question_page_markup(site: Path) -> None:
     free = soup(site / "questions/spec-speedup/index.html")
     assert free.select(".arithmatex"), "math is left for KaTeX to typeset"
     assert not free.select(".qb-premium")
+    code = soup(site / "questions/kv-per-request/index.html").select(".highlight code")
+    assert code and code[0].select("span.k"), "code blocks are highlighted"
     not_found = soup(site / "404.html")
     assert not_found.find("meta", attrs={"name": "robots"})["content"] == "noindex"
 

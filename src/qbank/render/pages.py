@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..corpus import Corpus
 from .seo import PageMeta, crumbs_markdown
 from .settings import Settings
-from .text import yaml_str
+from .text import strip_markers, yaml_str
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,10 @@ class Page:
 
 
 def make_page(meta: PageMeta, body: str) -> Page:
-    """Assemble front matter, visible breadcrumbs and the body into one page."""
+    """Assemble front matter, visible breadcrumbs and the body (claim markers removed) into one page."""
     front = f"---\ndescription: {yaml_str(meta.description)}\n---\n\n"
-    return Page(meta.path, front + crumbs_markdown(meta.path, meta.crumbs) + "\n" + body.strip() + "\n", meta)
+    text = crumbs_markdown(meta.path, meta.crumbs) + "\n" + strip_markers(body).strip() + "\n"
+    return Page(meta.path, front + text, meta)
 
 
 def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict[str, str] | None = None) -> list[Page]:
