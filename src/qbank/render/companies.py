@@ -14,7 +14,17 @@ from .common import (
     free_count,
     question_items,
 )
-from .hubs import CATALOG_COMPANIES, CATALOG_TOPICS, by_votes, first_role, items_of, qsources, round_target, tagged
+from .hubs import (
+    CATALOG_COMPANIES,
+    CATALOG_TOPICS,
+    by_votes,
+    first_role,
+    items_of,
+    qsources,
+    round_target,
+    tagged,
+    topic_order,
+)
 from .pages import Page, make_page
 from .seo import PageMeta, item_list
 from .settings import Settings
@@ -120,7 +130,7 @@ def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Setti
     role = first_role(corpus, company)
     note = next(r.note for r in c.process if r.topic == topic)
     mine = by_votes(corpus, tagged(corpus, company, topic))
-    more = by_votes(corpus, [s for s in corpus.topic_questions(topic) if s not in mine])
+    more = by_votes(corpus, [s for s in topic_order(corpus, topic) if s not in mine])
     others = [r.topic for r in c.process if r.topic != topic and r.topic in corpus.topics]
     body = [
         f"# {c.name} {t.title} interview questions",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from ..corpus import CATALOG, Corpus
 from .common import (
     HOME,
@@ -21,6 +24,7 @@ from .seo import PageMeta, item_list
 from .settings import Settings
 from .text import clip, counts, md_escape, plural, rel
 
+T = TypeVar("T")
 CATALOG_TOPICS = f"{CATALOG}/topics.yaml"
 CATALOG_COMPANIES = f"{CATALOG}/companies.yaml"
 CATALOG_CONCEPTS = f"{CATALOG}/concepts.yaml"
@@ -46,8 +50,33 @@ def first_role(corpus: Corpus, company: str) -> str:
     return corpus.companies[company].roles[0]
 
 
+_MEMO: dict[object, Any] = {}
+
+
+def memo(corpus: Corpus, key: object, compute: Callable[[], T]) -> T:
+    """Remember a derived list for the corpus being rendered: question pages ask for the same lists
+    (a topic's order, a company's tagged questions) a thousand times, and recomputing them is quadratic.
+    Rendering never mutates the corpus; a new corpus object clears the memo."""
+    if _MEMO.get("corpus") is not corpus:
+        _MEMO.clear()
+        _MEMO["corpus"] = corpus
+    if key not in _MEMO:
+        _MEMO[key] = compute()
+    value: T = _MEMO[key]
+    return value
+
+
+def topic_order(corpus: Corpus, topic: str) -> list[str]:
+    """``Corpus.topic_questions``, remembered."""
+    return list(memo(corpus, ("topic", topic), lambda: corpus.topic_questions(topic)))
+
+
 def tagged(corpus: Corpus, company: str, topic: str | None = None) -> list[str]:
     """Questions tagged to a company (optionally within one topic), in topic order."""
+    return list(memo(corpus, ("tagged", company, topic), lambda: _tagged(corpus, company, topic)))
+
+
+def _tagged(corpus: Corpus, company: str, topic: str | None) -> list[str]:
     slugs = [s for s, q in corpus.questions.items() if company in q.companies and (topic is None or q.topic == topic)]
     order = {t: corpus.topics[t].order for t in corpus.topics}
     return sorted(slugs, key=lambda s: (order.get(corpus.questions[s].topic, 0), corpus.questions[s].difficulty, s))
@@ -55,7 +84,11 @@ def tagged(corpus: Corpus, company: str, topic: str | None = None) -> list[str]:
 
 def company_topics(corpus: Corpus, company: str, settings: Settings) -> list[str]:
     """Topics whose company×topic page has distinct content: enough tagged questions and a company-specific note."""
-    out = []
+    return list(memo(corpus, ("ct", company, settings), lambda: _company_topics(corpus, company, settings)))
+
+
+def _company_topics(corpus: Corpus, company: str, settings: Settings) -> list[str]:
+    out: list[str] = []
     for rnd in corpus.companies[company].process:
         if rnd.topic not in corpus.topics or rnd.topic in out:
             continue
@@ -104,7 +137,7 @@ def home(corpus: Corpus, settings: Settings) -> Page:
         "",
     ]
     for t in topics:
-        n = len(corpus.topic_questions(t.slug))
+        n = len(topic_order(corpus, t.slug))
         body.append(f"- [{md_escape(t.title)}]({rel(src, topic_path(t.slug))}) · {plural(n, 'question')}")
     body += ["", "## Companies", ""]
     for c in corpus.companies.values():
@@ -139,7 +172,7 @@ def topics_index(corpus: Corpus, settings: Settings) -> Page:
     topics = sorted(corpus.topics.values(), key=lambda t: t.order)
     body = ["# Interview topics", "", "The tracks of an LLM inference engineer interview loop.", ""]
     for t in topics:
-        slugs = corpus.topic_questions(t.slug)
+        slugs = topic_order(corpus, t.slug)
         body += [
             f"## [{md_escape(t.title)}]({rel(src, topic_path(t.slug))})",
             "",
@@ -172,7 +205,7 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
     """A topic hub: scope, questions easiest first, counts, concepts, companies and an FAQ."""
     topic = corpus.topics[slug]
     src = topic_path(slug)
-    slugs = corpus.topic_questions(slug)
+    slugs = topic_order(corpus, slug)
     free = free_count(corpus, slugs)
     concept_slugs = sorted({c for s in slugs for c in corpus.questions[s].concepts if c in corpus.concepts})
     companies = [c for c in corpus.companies.values() if any(r.topic == slug for r in c.process)]

@@ -17,7 +17,7 @@ from .common import (
     topic_path,
 )
 from .derivation import Derivation, latest
-from .hubs import company_target
+from .hubs import company_target, topic_order
 from .pages import Page, make_page
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
@@ -88,7 +88,7 @@ def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
     q = corpus.questions[slug]
     out = [r for r in q.related if r in corpus.questions]
     near = sorted(
-        (s for s in corpus.topic_questions(q.topic) if s != slug and s not in out),
+        (s for s in topic_order(corpus, q.topic) if s != slug and s not in out),
         key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), -corpus.questions[s].votes, s),
     )
     return (out + near)[: settings.related_max]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import json
-import posixpath
 import re
 
 MARKER_RE = re.compile(r"\{[=!][^{}\n]*\}")
@@ -61,8 +60,16 @@ def url_of(path: str) -> str:
 
 
 def rel(src: str, dst: str) -> str:
-    """A link from one docs-relative Markdown file to another, as mkdocs resolves it."""
-    return posixpath.relpath(dst, posixpath.dirname(src) or ".")
+    """A link from one docs-relative Markdown file to another, as mkdocs resolves it.
+
+    Pure string work (``posixpath.relpath`` consults the working directory on every call).
+    """
+    base = src.split("/")[:-1]
+    target = dst.split("/")
+    i = 0
+    while i < len(base) and i < len(target) - 1 and base[i] == target[i]:
+        i += 1
+    return "/".join([".."] * (len(base) - i) + target[i:])
 
 
 def attr(text: str) -> str:
