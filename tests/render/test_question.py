@@ -6,7 +6,7 @@ import re
 
 from qbank.corpus import Corpus
 from qbank.render.pages import Page, render_pages
-from qbank.render.question import locked_placeholder, premium_block, related
+from qbank.render.question import locked_notice_html, locked_placeholder, premium_block, related
 from qbank.render.settings import Settings
 from qbank.render.text import MARKER_RE, approx_words
 
@@ -38,6 +38,10 @@ def test_placeholder_and_block_escape_headings() -> None:
     assert 'data-qb-heading="Costs &quot;in&quot; &lt;practice&gt;"' in text
     assert text.startswith('## Costs "in" <practice>\n')
     assert "[Unlock it with Premium](../pricing.md)" in text
+    assert locked_notice_html(120, "../../pricing/") == (
+        '<p><strong>Premium section</strong> · ≈ 120 words. <a href="../../pricing/">Unlock it with Premium</a> · '
+        "6 months · one payment · no auto-renewal</p>"
+    )
     block = premium_block("H", "## H\n\n320 GiB{=kv} of cache\n", 1)
     assert "320 GiB of cache" in block and "{=kv}" not in block
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 
 from qbank.render.pages import Page
@@ -19,6 +20,11 @@ def test_urls_and_relative_links() -> None:
     assert rel("questions/a.md", "topics/b.md") == "../topics/b.md"
     assert rel("index.md", "pricing.md") == "pricing.md"
     assert rel("companies/xai/kv-cache.md", "companies/xai/index.md") == "index.md"
+    paths = ["index.md", "pricing.md", "topics/index.md", "topics/a.md", "companies/x/index.md",
+             "companies/x/a.md", "companies/index.md", "questions/q.md", "companies/y/a.md"]
+    for src in paths:
+        for dst in paths:
+            assert rel(src, dst) == posixpath.relpath(dst, posixpath.dirname(src) or "."), (src, dst)
 
 
 def test_head_escapes_and_is_absolute() -> None:

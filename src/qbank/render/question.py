@@ -42,6 +42,14 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
     )
 
 
+def locked_notice_html(n_words: int, pricing_url: str) -> str:
+    """The same notice as HTML, for the paywall to place inside a ``.qb-premium`` element after rendering."""
+    return (
+        f'<p><strong>Premium section</strong> · ≈ {n_words} words. <a href="{attr(pricing_url)}">Unlock it with '
+        f"Premium</a> · {OFFER}</p>"
+    )
+
+
 def premium_block(heading: str, markdown: str, index: int) -> str:
     """The paywall contract: one premium section in full, wrapped for encryption at build time."""
     return (
