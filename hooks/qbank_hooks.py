@@ -9,6 +9,7 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
@@ -24,7 +25,8 @@ def on_config(config: Any) -> Any:
     """Load the corpus and render every generated page once per build."""
     root = Path(config["config_file_path"]).parent
     settings = settings_from(config.get("site_url"), config.get("extra"))
-    corpus, _report = load_corpus(root)  # `qbank build` has already refused a corpus with errors
+    # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
+    corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates)
     _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages})

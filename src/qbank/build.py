@@ -9,8 +9,16 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .corpus import load_corpus
+from .corpus import Corpus, load_corpus
 from .problems import Report, error
+
+PRELOADED: dict[Path, Corpus] = {}
+"""A corpus ``build_site`` has just loaded and checked, handed to the mkdocs hooks so they do not load it again."""
+
+
+def take_preloaded(root: Path) -> Corpus | None:
+    """The corpus ``build_site`` loaded for ``root``, once; None under a plain ``mkdocs build``/``serve``."""
+    return PRELOADED.pop(root.resolve(), None)
 
 
 @dataclass
@@ -55,14 +63,16 @@ def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) 
     A site that fails its checks (structure, reachability, links) is not swapped in.
     """
     target = site_dir or root / "site"
-    _corpus, report = load_corpus(root)
+    corpus, report = load_corpus(root)
     if report.errors:
         return BuildResult(report, None)
+    PRELOADED[root.resolve()] = corpus
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".site-build-", dir=target.parent))
     try:
         site_url = mkdocs_build(root, tmp)
     except Exception as exc:
+        PRELOADED.pop(root.resolve(), None)
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
