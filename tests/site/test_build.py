@@ -89,7 +89,7 @@ def test_counts_match_rendered_lists(site: Path) -> None:
         for counts in page.select(".qb-counts"):
             span = counts.select_one(".qb-unlocked")
             assert span is not None
-            listing = counts.find_next_sibling("ul")
+            listing = counts.find_next("ul")
             assert listing is not None
             slugs = [re.sub(r".*/questions/([^/]+)/$", r"\1", str(li.a["href"])) for li in listing.find_all("li")]
             assert int(str(span["data-qb-total"])) == len(slugs)

@@ -54,7 +54,10 @@ def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
             f"difficulty {q.difficulty}/5 · {q.votes} votes</span>  \n"
             f"  {q.teaser}"
         )
-    return "\n".join(out) + "\n" if out else "_No questions yet._\n"
+    if not out:
+        return "_No questions yet._\n"
+    # teasers repeat on every hub: search should find each question on its own page, not on every list
+    return '<div class="qb-list" data-pagefind-ignore markdown="1">\n\n' + "\n".join(out) + "\n\n</div>\n"
 
 
 def call_to_action(src: str, lead: str) -> str:

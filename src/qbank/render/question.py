@@ -139,9 +139,9 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body.append("")
     rel_slugs = related(corpus, slug, settings)
     if rel_slugs:
-        body += ["## Related questions", ""]
+        body += ["## Related questions", "", '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
-        body.append("")
+        body += ["", "</div>", ""]
     if premium:
         body.append(call_to_action(src, "This answer continues in Premium, with every other worked answer."))
     dates = lastmod or {}
