@@ -16,6 +16,33 @@ def test_absent_store_gives_nothing(corpus: Corpus) -> None:
         assert latest(corpus.root, "kv-per-request") is None
 
 
+def test_result_in_the_verification_store_shape(tmp_path: Path) -> None:
+    """The shape ``qbank.verify.store.latest_result`` returns on the verify branch."""
+    deriv = tmp_path / ".qbank" / "derivations" / "x.md"
+    deriv.parent.mkdir(parents=True)
+    deriv.write_text("Step one.\n")
+    d = from_result(
+        tmp_path,
+        {
+            "slug": "x",
+            "outcome": "pass",
+            "device": "auto",
+            "ran_at": "2026-11-30T03:00:00+00:00",
+            "derivation": str(deriv),
+            "kernels": [
+                {"name": "topk", "ok": True, "device": "cuda", "ran_at": "2026-11-29T10:00:00+00:00",
+                 "stamp": {"gpu": "NVIDIA H200", "torch": "2.13.0"}, "frozen": True},
+                {"name": "norm", "ok": False, "device": "cpu", "stamp": {"device": "cpu", "torch": "2.13.0"}},
+            ],
+        },
+    )
+    assert d.markdown == "Step one.\n"
+    assert [(k.name, k.device, k.ran_at, k.outcome) for k in d.kernels] == [
+        ("topk", "NVIDIA H200", "2026-11-29T10:00:00+00:00", "pass (frozen result)"),
+        ("norm", "cpu", "2026-11-30T03:00:00+00:00", "fail"),
+    ]
+
+
 def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
     (tmp_path / "d.md").write_text("# Steps\n\nKV = 2 L H d b{=kv}\n")
     d = from_result(

@@ -40,13 +40,18 @@ def _get(obj: Any, *names: str) -> Any:
     return None
 
 
-def _stamp(raw: Any) -> KernelStamp:
+def _stamp(raw: Any, result: Any) -> KernelStamp:
     ok = _get(raw, "outcome", "status", "ok")
     outcome = ("pass" if ok else "fail") if isinstance(ok, bool) else str(ok or "unknown")
+    if _get(raw, "frozen"):
+        outcome += " (frozen result)"
+    # the engine stamps GPU runs with the GPU's name; CPU runs carry only the device class
+    stamp = _get(raw, "stamp") or {}
+    device = _get(stamp, "gpu", "gpu_name") or _get(raw, "device", "where", "device_name")
     return KernelStamp(
         name=str(_get(raw, "name") or "kernel"),
-        device=str(_get(raw, "device", "where", "device_name") or "unknown device"),
-        ran_at=str(_get(raw, "ran_at", "when", "at", "timestamp") or "unknown time"),
+        device=str(device or "unknown device"),
+        ran_at=str(_get(raw, "ran_at", "when", "at", "timestamp") or _get(result, "ran_at") or "unknown time"),
         outcome=outcome,
     )
 
@@ -59,7 +64,7 @@ def from_result(root: Path, result: Any) -> Derivation:
         p = Path(path)
         p = p if p.is_absolute() else root / p
         markdown = p.read_text(encoding="utf-8") if p.is_file() else None
-    kernels = tuple(_stamp(k) for k in (_get(result, "kernels", "kernel_stamps", "kernel_checks") or ()))
+    kernels = tuple(_stamp(k, result) for k in (_get(result, "kernels", "kernel_stamps", "kernel_checks") or ()))
     at = _get(result, "finished_at", "ran_at", "verified_at", "when")
     return Derivation(markdown=str(markdown) if markdown is not None else None, kernels=kernels,
                       verified_at=str(at) if at is not None else None)
