@@ -14,7 +14,7 @@ from lxml.html import HtmlElement
 
 from ..problems import Problem, error
 
-SKIP_DIRS = ("assets/", "search/")
+SKIP_DIRS = ("assets/", "pagefind/")
 NOT_FOUND = "404.html"
 
 
