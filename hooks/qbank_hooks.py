@@ -1,35 +1,73 @@
-"""mkdocs hooks: thin adapters that hand mkdocs the pages qbank renders. No logic lives here."""
+"""mkdocs hooks: thin adapters that hand mkdocs the pages and metadata qbank renders. No logic lives here."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
+from qbank.deploy.headers import write_host_files
+from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
+from qbank.render.search import build_search_index
+from qbank.render.seo import PageMeta, full_title, head_html
+from qbank.render.settings import settings_from
+from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 
 _STATE: dict[str, Any] = {}
 
 
 def on_config(config: Any) -> Any:
-    """Load the corpus once per build; `qbank build` has already refused a corpus with errors."""
+    """Load the corpus and render every generated page once per build."""
     root = Path(config["config_file_path"]).parent
-    corpus, _report = load_corpus(root)
-    _STATE["corpus"] = corpus
+    settings = settings_from(config.get("site_url"), config.get("extra"))
+    # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
+    corpus = take_preloaded(root) or load_corpus(root)[0]
+    dates = git_lastmod(root)
+    pages = render_pages(corpus, settings, dates)
+    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages})
     return config
 
 
 def on_files(files: Files, config: Any) -> Files:
     """Add every generated page in memory (no stub files on disk)."""
-    for page in render_pages(_STATE["corpus"]):
+    for page in _STATE["pages"]:
         files.append(File.generated(config, page.path, content=page.markdown))
     return files
 
 
-def on_post_build(config: Any) -> None:
-    """Write `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)."""
-    from qbank.deploy.headers import write_host_files
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Hand-written pages get their metadata and breadcrumbs here; generated ones already have them."""
+    path = page.file.src_uri
+    if path in _STATE["meta"]:
+        return markdown
+    meta = handwritten_meta(path, page.meta.get("title") or page.title or path, page.meta.get("description"))
+    _STATE["meta"][path] = meta
+    return with_crumbs(markdown, meta)
 
-    write_host_files(Path(config["site_dir"]))
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    """Expose the page's title and head tags to the theme override."""
+    meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)
+    if meta is not None:
+        context["qb_title"] = full_title(meta.title)
+        context["qb_head"] = head_html(meta, _STATE["settings"])
+    return context
+
+
+def on_post_build(config: Any) -> None:
+    """Replace mkdocs' sitemap (build-time dates, every page) with qbank's, write robots.txt, index for search."""
+    site = Path(config["site_dir"])
+    xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
+    (site / "sitemap.xml").write_text(xml, encoding="utf-8")
+    (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
+    (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    failure = build_search_index(site)
+    if failure:
+        raise PluginError(failure)
+    write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)

@@ -139,7 +139,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .build import build_site
 
     root = _root(args)
-    result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None)
+    result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None, links=not args.no_links)
     code = emit(result.report, args)
     if result.site_dir is not None and args.format != "json":
         print(f"built {result.site_dir.relative_to(root) if result.site_dir.is_relative_to(root) else result.site_dir}")
@@ -340,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
+    p.add_argument("--no-links", action="store_true", help="skip linkchecker over the built site (other checks run)")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("verify", parents=[common], help="run stale verification scripts in the sandbox")
