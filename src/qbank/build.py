@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .corpus import load_corpus
-from .problems import Report, error
+from .problems import Problem, Report, error
 
 
 @dataclass
@@ -62,5 +62,33 @@ def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
+    problems = postcheck(root, tmp, target)
+    report.extend(problems)
+    if report.errors:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return BuildResult(report, None)
     swap_in(tmp, target)
     return BuildResult(report, target)
+
+
+def postcheck(root: Path, built: Path, target: Path) -> list[Problem]:
+    """Checks of the written site before it replaces the old one: the paywall's state and the leak scan."""
+    from .paywall import site as paywall
+    from .paywall.leak import scan_site
+
+    build = paywall.take(built)
+    if build is None:
+        return []
+    shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else target.as_posix()
+    problems = list(build.problems)
+    for leak in scan_site(built, build.fragments):
+        problems.append(
+            error(
+                f"{shown}/{leak.file}",
+                0,
+                0,
+                "premium-leak",
+                f"premium text of {leak.page_path} (section {leak.section}, {leak.heading!r}) is in this file",
+            )
+        )
+    return problems

@@ -1,0 +1,139 @@
+"""The leak scan: no premium fragment's text may appear in any file of the built site.
+
+Each premium section becomes a set of word shingles (every run of ``K`` consecutive words, case and
+punctuation folded), so a leak is found even when it is partial, re-wrapped, entity-escaped, JSON-
+escaped, URL-encoded or cut into a meta description. Shingles made only of the section's heading
+are dropped (the heading is public, on the placeholder). A section shorter than ``K`` words is
+matched as a whole. Every file is scanned, gzip ones decompressed; ciphertext is base64 and cannot
+match a run of words.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import html
+import json
+import re
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .encrypt import PremiumFragment
+
+K = 6
+WORD_RE = re.compile(r"\w+")
+TAG_RE = re.compile(r"<[^>]*>")
+MIN_SHORT_CHARS = 12  # a premium section shorter than K words is still matched when it is this long
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of a text."""
+    return WORD_RE.findall(text.lower())
+
+
+def shingles(ws: list[str], k: int = K) -> set[tuple[str, ...]]:
+    """Every run of ``k`` consecutive words."""
+    return {tuple(ws[i : i + k]) for i in range(len(ws) - k + 1)}
+
+
+@dataclass(frozen=True)
+class Leak:
+    """One premium section found in one file."""
+
+    file: str
+    page_path: str
+    section: str
+    heading: str
+
+
+@dataclass
+class Fingerprints:
+    """The shingles of every premium section, mapped back to the section."""
+
+    long: dict[tuple[str, ...], PremiumFragment]
+    short: list[tuple[str, PremiumFragment]]
+
+    @classmethod
+    def of(cls, fragments: Iterable[PremiumFragment]) -> Fingerprints:
+        """Fingerprint the plaintext of each fragment."""
+        long: dict[tuple[str, ...], PremiumFragment] = {}
+        short: list[tuple[str, PremiumFragment]] = []
+        for f in fragments:
+            ws = words(f.text)
+            public = shingles(words(f.heading))
+            if len(ws) >= K:
+                for s in shingles(ws) - public:
+                    long.setdefault(s, f)
+            elif len(" ".join(ws)) >= MIN_SHORT_CHARS and ws != words(f.heading):
+                short.append((" " + " ".join(ws) + " ", f))
+        return cls(long, short)
+
+
+def _json_strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_strings(v)
+
+
+def views(raw: str, name: str) -> list[str]:
+    """The readings of a file a leak could hide in: raw, tags stripped, entities, JSON, URL-encoding."""
+    out = [raw, html.unescape(TAG_RE.sub(" ", raw))]
+    if name.endswith(".json") or raw.lstrip().startswith(("{", "[")):
+        try:
+            text = " ".join(_json_strings(json.loads(raw)))
+            out.append(html.unescape(TAG_RE.sub(" ", text)))
+        except ValueError:
+            pass
+    if "%" in raw:
+        out.append(urllib.parse.unquote_plus(raw))
+    # JavaScript/JSON escapes inside HTML (a JSON-LD block, inline config): decode \uXXXX and \n
+    if "\\u" in raw or "\\n" in raw:
+        out.append(re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), raw).replace("\\n", " "))
+    return out
+
+
+def scan_text(raw: str, name: str, prints: Fingerprints) -> list[PremiumFragment]:
+    """The premium sections whose text occurs in one file's text."""
+    found: dict[tuple[str, str], PremiumFragment] = {}
+    for view in views(raw, name):
+        ws = words(view)
+        if prints.long:
+            for s in shingles(ws) & prints.long.keys():
+                f = prints.long[s]
+                found[(f.page_path, f.section)] = f
+        if prints.short:
+            joined = " " + " ".join(ws) + " "
+            for needle, f in prints.short:
+                if needle in joined:
+                    found[(f.page_path, f.section)] = f
+    return list(found.values())
+
+
+def read_file(path: Path) -> str:
+    """A file's bytes as text, gzip files decompressed."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        with contextlib.suppress(OSError):  # not gzip after all: scan the bytes as they are
+            data = gzip.decompress(data)
+    return data.decode("utf-8", errors="replace")
+
+
+def scan_site(site: Path, fragments: Iterable[PremiumFragment]) -> list[Leak]:
+    """Every (file, section) pair where premium text appears in the built site."""
+    prints = Fingerprints.of(fragments)
+    if not prints.long and not prints.short:
+        return []
+    leaks: list[Leak] = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        rel = path.relative_to(site).as_posix()
+        for f in scan_text(read_file(path), rel, prints):
+            leaks.append(Leak(rel, f.page_path, f.section, f.heading))
+    return leaks

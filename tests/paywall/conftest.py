@@ -1,0 +1,107 @@
+"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from qbank.paywall.keys import format_key, generate_secret
+from qbank.paywall.ledger import open_ledger
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+CASE = REPO / "tests" / "cases" / "paywall"
+QBANK = [sys.executable, "-m", "qbank.cli"]
+
+
+@dataclass(frozen=True)
+class Keys:
+    """One key per license state the tests need."""
+
+    valid: str
+    unsold: str
+    expired: str
+    revoked: str
+    stranger: str  # well-formed, checksum fine, never minted
+
+
+@dataclass(frozen=True)
+class Built:
+    """A repository built with the paywall on."""
+
+    root: Path
+    site: Path
+    ledger: Path
+    keys: Keys
+    stdout: str
+    stderr: str
+
+
+def make_repo(dest: Path) -> Path:
+    """The paywall test corpus plus this repository's mkdocs config, hooks and site sources."""
+    shutil.copytree(CASE, dest)
+    shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "site_src", dest / "site_src")
+    shutil.copy(HERE / "pages_hook.py", dest / "hooks" / "pages_hook.py")
+    config = (REPO / "mkdocs.yml").read_text()
+    assert "  - hooks/qbank_hooks.py\n" in config
+    config = config.replace("  - hooks/qbank_hooks.py\n", "  - hooks/qbank_hooks.py\n  - hooks/pages_hook.py\n")
+    (dest / "mkdocs.yml").write_text(config)
+    return dest
+
+
+def make_ledger(path: Path) -> Keys:
+    """A ledger with a sold key, an unsold one, an expired one and a revoked one."""
+    with open_ledger(path) as book:
+        valid, unsold, expired, revoked = book.mint(4)
+        book.sell(valid, dt.date.today() - dt.timedelta(days=3), "reader@example.com")
+        book.sell(expired, dt.date(2020, 1, 15), "old@example.com")
+        book.sell(revoked, dt.date.today(), "refund@example.com")
+        book.revoke(revoked, "refunded")
+    return Keys(valid, unsold, expired, revoked, format_key(generate_secret()))
+
+
+def qbank(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real command line."""
+    full = {k: v for k, v in os.environ.items() if k not in ("QBANK_TEST_LEAK", "QBANK_LEDGER")} | (env or {})
+    return subprocess.run([*QBANK, *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The paywall corpus built once per test session through `qbank build`."""
+    base = tmp_path_factory.mktemp("paywall")
+    root = make_repo(base / "repo")
+    ledger = base / "private" / "ledger.sqlite3"
+    keys = make_ledger(ledger)
+    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+    assert run.returncode == 0, run.stderr
+    return Built(root, root / "site", ledger, keys, run.stdout, run.stderr)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built: Built) -> Iterator[str]:
+    """The built site served over http://127.0.0.1 (a secure context, so WebCrypto exists)."""
+    handler = functools.partial(_Quiet, directory=str(built.site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
