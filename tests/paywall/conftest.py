@@ -6,6 +6,7 @@ import datetime as dt
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,9 +47,10 @@ class Built:
     keys: Keys
     stdout: str
     stderr: str
+    url: str
 
 
-def make_repo(dest: Path) -> Path:
+def make_repo(dest: Path, site_url: str | None = None) -> Path:
     """The paywall test corpus plus this repository's mkdocs config, hooks and site sources."""
     shutil.copytree(CASE, dest)
     shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
@@ -57,6 +59,10 @@ def make_repo(dest: Path) -> Path:
     config = (REPO / "mkdocs.yml").read_text()
     assert "  - hooks/qbank_hooks.py\n" in config
     config = config.replace("  - hooks/qbank_hooks.py\n", "  - hooks/qbank_hooks.py\n  - hooks/pages_hook.py\n")
+    if site_url:
+        # mkdocs-material's instant navigation maps sitemap URLs to the page's protocol and host but
+        # keeps their port, so the served origin must be the configured one for it to engage
+        config = re.sub(r"^site_url:.*$", f"site_url: {site_url}", config, count=1, flags=re.MULTILINE)
     (dest / "mkdocs.yml").write_text(config)
     return dest
 
@@ -78,30 +84,31 @@ def qbank(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
     return subprocess.run([*QBANK, *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300)
 
 
-@pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The paywall corpus built once per test session through `qbank build`."""
-    base = tmp_path_factory.mktemp("paywall")
-    root = make_repo(base / "repo")
-    ledger = base / "private" / "ledger.sqlite3"
-    keys = make_ledger(ledger)
-    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
-    assert run.returncode == 0, run.stderr
-    return Built(root, root / "site", ledger, keys, run.stdout, run.stderr)
-
-
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @pytest.fixture(scope="session")
-def server(built: Built) -> Iterator[str]:
-    """The built site served over http://127.0.0.1 (a secure context, so WebCrypto exists)."""
-    handler = functools.partial(_Quiet, directory=str(built.site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    """The paywall corpus built once per session through `qbank build`, served over http://127.0.0.1.
+
+    Loopback is a secure context, so WebCrypto exists. The server starts first (the site folder is
+    swapped in afterwards) so that the build's ``site_url`` can name its port.
+    """
+    base = tmp_path_factory.mktemp("paywall")
+    site = base / "repo" / "site"
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        root = make_repo(base / "repo", site_url=url + "/")
+        ledger = base / "private" / "ledger.sqlite3"
+        keys = make_ledger(ledger)
+        run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+        assert run.returncode == 0, run.stderr
+        yield Built(root, site, ledger, keys, run.stdout, run.stderr, url)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

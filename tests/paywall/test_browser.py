@@ -1,0 +1,178 @@
+"""The paywall in a real browser: Playwright drives Debian's Chromium against the built site on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, Built
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = REPO / "test-artifacts" / "paywall"
+KV = "/questions/kv-cache-long-context/"
+DRAFT = "/questions/draft-acceptance-rate/"
+
+playwright_api = pytest.importorskip("playwright.sync_api") if os.environ.get("CI") != "true" else None
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the whole module."""
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
+        pytest.skip(f"{CHROMIUM} is not installed (run `make browser`)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Tab:
+    """A fresh browser context (empty IndexedDB) with its requests and CSP reports recorded."""
+
+    def __init__(self, context: BrowserContext, base: str) -> None:
+        self.context, self.base = context, base
+        self.page: Page = context.new_page()
+        self.requests: list[str] = []
+        self.csp: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: self.csp.append(m.text) if "Content Security Policy" in m.text else None)
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base + path)
+        self.page.wait_for_load_state("networkidle")
+
+    def unlock_with(self, key: str) -> None:
+        self.page.locator(".qb-unlock-open").first.click()
+        self.page.fill("#qb-key", key)
+        self.page.locator(".qb-dialog__submit").click()
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def tab(browser: Browser, built: Built) -> Iterator[Tab]:
+    """A fresh context and page; fails the test on any Content-Security-Policy violation."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    t = Tab(context, built.url)
+    yield t
+    context.close()
+    assert t.csp == [], t.csp
+
+
+def test_placeholder_shown_and_nothing_premium_fetched(tab: Tab) -> None:
+    tab.goto(KV)
+    locked = tab.page.locator(".qb-locked")
+    expect(locked).to_have_count(2)
+    expect(locked.first.locator("h2")).to_have_text("The full derivation")
+    expect(tab.page.locator(".qb-unlock-open").first).to_be_visible()
+    assert "QBCANARY" not in tab.page.content()
+    # the inner heading of a premium section is not in the table of contents
+    assert tab.page.locator("nav.md-nav--secondary a", has_text="A check on the units").count() == 0
+    assert not [u for u in tab.requests if "/assets/premium/" in u or "/assets/keyslots/" in u]
+    tab.shot("01-locked")
+
+
+def test_unlock_navigate_reload_forget(tab: Tab, built: Built) -> None:
+    page = tab.page
+    tab.goto(DRAFT)
+    tab.unlock_with(built.keys.valid)
+    expect(page.locator(".qb-unlocked")).to_have_count(1)
+    expect(page.locator(".qb-unlocked")).to_contain_text("QBCANARYGAMMA55D0")
+    # highlighting: Pygments spans are in the decrypted HTML and styled by the theme
+    keyword = page.locator(".qb-unlocked .highlight code span.k").first
+    expect(keyword).to_have_text("def")
+    assert keyword.evaluate("el => getComputedStyle(el).color") != page.locator(".qb-unlocked .highlight code").evaluate(
+        "el => getComputedStyle(el).color"
+    )
+    expect(page.locator(".qb-unlocked pre > button.md-clipboard")).to_have_count(1)
+    tab.shot("02-unlocked")
+
+    # instant navigation (no page load: a marker on window survives) to another premium page
+    page.evaluate("window.__qbMarker = 42")
+    page.locator("article a", has_text="How big is the KV cache").click()
+    page.wait_for_url(f"**{KV}")
+    expect(page.locator(".qb-unlocked")).to_have_count(2)
+    assert page.evaluate("window.__qbMarker") == 42, "navigation reloaded the page: instant navigation is off"
+    expect(page.locator(".qb-unlocked").first).to_contain_text("QBCANARYALPHA7F3A")
+    expect(page.locator(".qb-unlocked .arithmatex").first).to_be_visible()
+
+    # the hub's count, through instant navigation too
+    page.locator("article a", has_text="All questions").click()
+    page.wait_for_url("**/hub/")
+    expect(page.locator("[data-qb-unlock-count]")).to_have_text("2")
+
+    page.goto(tab.base + KV)
+    expect(page.locator(".qb-unlocked")).to_have_count(2)
+    tab.shot("03-reloaded")
+
+    page.locator(".qb-forget").first.click()
+    page.wait_for_load_state("load")
+    expect(page.locator(".qb-locked")).to_have_count(2)
+    expect(page.locator(".qb-unlocked")).to_have_count(0)
+    page.goto(tab.base + "/hub/")
+    expect(page.locator("[data-qb-unlock-count]")).to_have_text("0")
+
+
+def test_license_link_in_fragment(tab: Tab, built: Built) -> None:
+    tab.goto(f"{KV}#license={built.keys.unsold}")
+    expect(tab.page.locator(".qb-unlocked")).to_have_count(2)
+    assert "#license" not in tab.page.url
+    assert not [u for u in tab.requests if "license=" in u], "the key reached a server"
+
+
+@pytest.mark.parametrize(
+    ("which", "reason", "text"),
+    [
+        ("typo", "checksum", "typo"),
+        ("stranger", "unknown", "not valid"),
+        ("expired", "expired", "expired on 2020-07-15"),
+        ("revoked", "revoked", "revoked"),
+    ],
+)
+def test_refused_keys_say_why(tab: Tab, built: Built, which: str, reason: str, text: str) -> None:
+    key = built.keys.valid[:-1] + ("X" if built.keys.valid[-1] != "X" else "Y") if which == "typo" else getattr(
+        built.keys, which
+    )
+    tab.goto(KV)
+    tab.unlock_with(key)
+    error = tab.page.locator(".qb-dialog__error")
+    expect(error).to_have_attribute("data-reason", reason)
+    expect(error).to_contain_text(text)
+    expect(tab.page.locator(".qb-locked")).to_have_count(2)
+    assert "QBCANARY" not in tab.page.content()
+    if which == "typo":
+        assert not [u for u in tab.requests if "/assets/keyslots/" in u], "a typo must be caught before any request"
+    tab.shot(f"04-refused-{which}")
+
+
+def test_tampered_ciphertext_fails_closed(tab: Tab, built: Built) -> None:
+    def flip(route: Route) -> None:
+        response = route.fetch()
+        body = json.loads(response.text())
+        for sec in body["sections"].values():
+            c = sec["c"]
+            sec["c"] = c[:10] + ("A" if c[10] != "A" else "B") + c[11:]
+        route.fulfill(response=response, body=json.dumps(body))
+
+    tab.page.route("**/assets/premium/*.json", flip)
+    tab.goto(KV)
+    tab.unlock_with(built.keys.valid)
+    status = tab.page.locator(".qb-locked__status").first
+    expect(status).to_have_attribute("data-reason", "tampered")
+    expect(status).to_contain_text("integrity check")
+    expect(tab.page.locator(".qb-locked")).to_have_count(2)
+    expect(tab.page.locator(".qb-unlocked")).to_have_count(0)
+    tab.shot("05-tampered")
