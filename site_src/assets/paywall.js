@@ -178,16 +178,21 @@
 
   let codeCount = 0;
   function enhance(root) {
-    // copy buttons: mkdocs-material's clipboard handler is delegated to [data-clipboard-target]
-    for (const pre of root.querySelectorAll("pre > code")) {
-      const parent = pre.parentElement;
-      if (parent.querySelector(":scope > .md-clipboard")) continue;
-      if (!parent.id) parent.id = `__qb_code_${codeCount++}`;
+    // copy buttons, as mkdocs-material 9.8 builds them; its clipboard handler is delegated to
+    // [data-clipboard-target], so a button added later works like the theme's own
+    for (const code of root.querySelectorAll("pre > code")) {
+      const pre = code.parentElement;
+      if (pre.querySelector(":scope > .md-code__nav")) continue;
+      if (!pre.id) pre.id = `__qb_code_${codeCount++}`;
+      const nav = document.createElement("nav");
+      nav.className = "md-code__nav";
       const button = document.createElement("button");
-      button.className = "md-clipboard md-icon";
+      button.className = "md-code__button";
       button.title = "Copy to clipboard";
-      button.dataset.clipboardTarget = `#${parent.id} > code`;
-      parent.insertBefore(button, pre);
+      button.dataset.clipboardTarget = `#${pre.id} > code`;
+      button.dataset.mdType = "copy";
+      nav.append(button);
+      pre.insertBefore(nav, code);
     }
     if (window.hljs) root.querySelectorAll("pre code:not(.hljs)").forEach((el) => window.hljs.highlightElement(el));
     if (window.MathJax && window.MathJax.typesetPromise) window.MathJax.typesetPromise([root]);
@@ -220,7 +225,7 @@
   function getDialog() {
     if (dialog && document.body.contains(dialog)) return dialog;
     dialog = document.createElement("dialog");
-    dialog.className = "qb-dialog";
+    dialog.className = "qb-dialog md-typeset";
     dialog.setAttribute("aria-labelledby", "qb-dialog-title");
     dialog.innerHTML = `
       <form method="dialog" class="qb-dialog__form">

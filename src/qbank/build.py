@@ -59,6 +59,9 @@ def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
     try:
         mkdocs_build(root, tmp)
     except Exception as exc:
+        from .paywall import site as paywall
+
+        paywall.take(tmp)  # drop the failed build's release key and plaintext fragments
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)

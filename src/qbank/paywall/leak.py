@@ -85,7 +85,7 @@ def _json_strings(value: object) -> Iterator[str]:
 
 def views(raw: str, name: str) -> list[str]:
     """The readings of a file a leak could hide in: raw, tags stripped, entities, JSON, URL-encoding."""
-    out = [raw, html.unescape(TAG_RE.sub(" ", raw))]
+    out = [raw, html.unescape(raw), html.unescape(TAG_RE.sub(" ", raw))]
     if name.endswith(".json") or raw.lstrip().startswith(("{", "[")):
         try:
             text = " ".join(_json_strings(json.loads(raw)))

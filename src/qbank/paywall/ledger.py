@@ -15,6 +15,7 @@ import calendar
 import csv
 import datetime as dt
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -155,8 +156,7 @@ class Ledger:
     def licenses(self) -> list[License]:
         """Every license, oldest first."""
         rows = self.conn.execute(
-            "SELECT id, minted_at, sold_on, email, expires_on, revoked_at, reason FROM licenses "
-            "ORDER BY minted_at, id"
+            "SELECT id, minted_at, sold_on, email, expires_on, revoked_at, reason FROM licenses ORDER BY minted_at, id"
         ).fetchall()
         return [License(*r) for r in rows]
 
@@ -181,13 +181,13 @@ class Ledger:
         sold = 0
         with path.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
-            cols = {(c or "").strip().lower(): c for c in reader.fieldnames or []}
+            cols = {re.sub(r"[\s_-]+", "_", (c or "").strip().lower()): c for c in reader.fieldnames or []}
             pick = {
                 want: next((cols[c] for c in names if c in cols), None)
                 for want, names in {
-                    "key": ("key", "license_key", "license key", "license"),
-                    "date": ("date", "sold_on", "created_at", "order_date", "purchase date"),
-                    "email": ("email", "customer_email", "buyer_email", "customer email"),
+                    "key": ("key", "license_key", "license"),
+                    "date": ("date", "sold_on", "created_at", "order_date", "purchase_date"),
+                    "email": ("email", "customer_email", "buyer_email"),
                 }.items()
             }
             missing = [w for w, c in pick.items() if c is None]
