@@ -26,7 +26,7 @@ site: $(STAMP)
 	$(BIN)/qbank build
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests hooks bench
+	$(BIN)/ruff check
 	$(BIN)/mypy
 
 test: $(STAMP) browser lint

@@ -139,8 +139,10 @@ def cmd_license(args: argparse.Namespace) -> int:
                     print(json.dumps([{**asdict(lic), "status": st} for lic, st in rows], indent=2))
                 else:
                     for lic, st in rows:
-                        print(f"{lic.identifier[:12]}  {st:8}  {lic.sold_on or '-':10}  {lic.expires_on or '-':10}  "
-                              f"{lic.email or '-'}")
+                        print(
+                            f"{lic.identifier[:12]}  {st:8}  {lic.sold_on or '-':10}  {lic.expires_on or '-':10}  "
+                            f"{lic.email or '-'}"
+                        )
     except (KeyFormatError, LedgerError) as exc:
         sys.stderr.write(f"qbank: error: {exc}\n")
         return EXIT_CONTENT
@@ -164,6 +166,33 @@ def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
         return EXIT_CONTENT
     for sec in opened:
         print(f"<!-- section {sec.section}: {sec.heading} -->\n{sec.html}")
+
+
+def cmd_new_question(args: argparse.Namespace) -> int:
+    """Scaffold a question, its answer and its verification script; all or nothing."""
+    from .corpus import load_corpus
+    from .scaffold import new_question
+
+    root = _root(args)
+    corpus, _report = load_corpus(root)
+    created, problems = new_question(corpus, args.slug, args.topic, args.company, args.kind, args.access)
+    if created is None:
+        report = Report(problems=problems)
+        return emit(report, args)
+    written: list[Path] = []
+    try:
+        for rel, text in created.files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("x", encoding="utf-8") as fh:  # never overwrite
+                written.append(path)
+                fh.write(text)
+    except OSError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    for rel in created.files:
+        print(f"created {rel}")
     return EXIT_OK
 
 
@@ -186,6 +215,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", parents=[common], help="write JSON Schemas for the YAML files")
     p.add_argument("--out", default="schemas", help="folder for the schema files (default: schemas)")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("new", help="scaffold new content")
+    new_sub = p.add_subparsers(dest="what", metavar="WHAT")
+    new_sub.required = True
+    p = new_sub.add_parser("question", parents=[common], help="a question, its answer and its verification script")
+    p.add_argument("--slug", required=True, help="file name: lowercase letters, digits, hyphens")
+    p.add_argument("--topic", required=True, help="topic slug from questions/_catalog/topics.yaml")
+    p.add_argument("--company", default=None, help="company slug to tag")
+    p.add_argument("--kind", default="derivation", help="derivation, design, code-drill or concept")
+    p.add_argument("--access", default="premium", choices=("free", "premium"), help="free or premium")
+    p.set_defaults(func=cmd_new_question)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")

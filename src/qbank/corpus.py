@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from .answers import Answer, parse_answer
 from .model import Company, Concept, Question, Topic, check_slug
-from .problems import Problem, Report, error
+from .problems import Problem, Report, error, warning
 from .sources import Located, Pos, load_model, load_yaml, read_text, validation_problems
 
 QUESTIONS = "questions"
@@ -158,6 +158,23 @@ def _content_files(root: Path, folder: str, suffix: str) -> tuple[dict[str, Path
     return found, problems
 
 
+def todo_problems(corpus: Corpus) -> list[Problem]:
+    """A warning for every TODO left in a question or answer (so `--strict` builds refuse them)."""
+    out: list[Problem] = []
+    for slug in corpus.questions:
+        rel = corpus.question_path(slug)
+        located = corpus.positions[rel]
+        for name in ("title", "teaser"):
+            if "TODO" in getattr(corpus.questions[slug], name):
+                pos = located.value_pos((name,))
+                out.append(warning(rel, pos.line, pos.col, "todo", f"{name} still holds a TODO"))
+    for answer in corpus.answers.values():
+        for i, line in enumerate(answer.text.split("\n"), start=1):
+            if "TODO" in line:
+                out.append(warning(answer.path, i, line.index("TODO") + 1, "todo", "the answer still holds a TODO"))
+    return out
+
+
 def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], verify_files: dict[str, Path]) -> None:
     """References, duplicates, missing and orphan files, and access rules between files."""
     problems: list[Problem] = []
@@ -252,6 +269,7 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
                         f"{qrel} is free, so its answer cannot have premium blocks",
                     )
                 )
+    problems.extend(todo_problems(corpus))
     for slug in answer_files:
         if slug not in corpus.questions and not (corpus.root / corpus.question_path(slug)).exists():
             problems.append(

@@ -155,14 +155,27 @@ def _yaml_problem(rel: str, exc: yaml.YAMLError) -> Problem:
     return error(rel, pos.line, pos.col, "yaml-syntax", f"invalid YAML: {message}")
 
 
+def _reader_problem(text: str, rel: str, exc: yaml.reader.ReaderError) -> Problem:
+    before = text[: exc.position]
+    line = before.count("\n") + 1
+    col = exc.position - (before.rfind("\n") + 1) + 1
+    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    return error(rel, line, col, "yaml-character", f"character U+{ord(char):04X} is not allowed in YAML")
+
+
 def load_yaml(text: str, rel: str) -> tuple[Located | None, list[Problem]]:
     """Parse one YAML document into a mapping with positions; every failure is a positioned problem."""
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         return None, [error(rel, 1, 1, "file-empty", "file is empty; expected a mapping of fields")]
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        return None, [_reader_problem(text, rel, exc)]
     try:
         try:
             node = loader.get_single_node()
+        except yaml.reader.ReaderError as exc:
+            return None, [_reader_problem(text, rel, exc)]
         except yaml.YAMLError as exc:
             return None, [_yaml_problem(rel, exc)]
         if loader.alias_marks:
