@@ -166,6 +166,7 @@ def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
         return EXIT_CONTENT
     for sec in opened:
         print(f"<!-- section {sec.section}: {sec.heading} -->\n{sec.html}")
+    return EXIT_OK
 
 
 def cmd_new_question(args: argparse.Namespace) -> int:
