@@ -55,6 +55,11 @@ class Fingerprints:
     long: dict[tuple[str, ...], PremiumFragment]
     short: list[tuple[str, PremiumFragment]]
 
+    @property
+    def starts(self) -> frozenset[str]:
+        """First words of the shingles: a file's word only starts a candidate run when it is one."""
+        return frozenset(s[0] for s in self.long)
+
     @classmethod
     def of(cls, fragments: Iterable[PremiumFragment]) -> Fingerprints:
         """Fingerprint the plaintext of each fragment."""
@@ -85,7 +90,9 @@ def _json_strings(value: object) -> Iterator[str]:
 
 def views(raw: str, name: str) -> list[str]:
     """The readings of a file a leak could hide in: raw, tags stripped, entities, JSON, URL-encoding."""
-    out = [raw, html.unescape(raw), html.unescape(TAG_RE.sub(" ", raw))]
+    # entity-decoded whole text (body and attributes such as meta and Open Graph content), then the
+    # same with tags removed (a phrase broken by <em> or by a line wrap in the markup)
+    out = [html.unescape(raw), html.unescape(TAG_RE.sub(" ", raw))]
     if name.endswith(".json") or raw.lstrip().startswith(("{", "[")):
         try:
             text = " ".join(_json_strings(json.loads(raw)))
@@ -100,15 +107,18 @@ def views(raw: str, name: str) -> list[str]:
     return out
 
 
-def scan_text(raw: str, name: str, prints: Fingerprints) -> list[PremiumFragment]:
+def scan_text(raw: str, name: str, prints: Fingerprints, starts: frozenset[str] | None = None) -> list[PremiumFragment]:
     """The premium sections whose text occurs in one file's text."""
     found: dict[tuple[str, str], PremiumFragment] = {}
+    starts = prints.starts if starts is None else starts
     for view in views(raw, name):
         ws = words(view)
         if prints.long:
-            for s in shingles(ws) & prints.long.keys():
-                f = prints.long[s]
-                found[(f.page_path, f.section)] = f
+            for i, w in enumerate(ws):
+                if w in starts:
+                    f = prints.long.get(tuple(ws[i : i + K]))
+                    if f is not None:
+                        found[(f.page_path, f.section)] = f
         if prints.short:
             joined = " " + " ".join(ws) + " "
             for needle, f in prints.short:
@@ -132,8 +142,9 @@ def scan_site(site: Path, fragments: Iterable[PremiumFragment]) -> list[Leak]:
     if not prints.long and not prints.short:
         return []
     leaks: list[Leak] = []
+    starts = prints.starts
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         rel = path.relative_to(site).as_posix()
-        for f in scan_text(read_file(path), rel, prints):
+        for f in scan_text(read_file(path), rel, prints, starts):
             leaks.append(Leak(rel, f.page_path, f.section, f.heading))
     return leaks
