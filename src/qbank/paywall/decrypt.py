@@ -62,7 +62,10 @@ def decrypt_page(site: Path, url: str, key: str, base_path: str = "/") -> list[O
     if not spots:
         raise DecryptError("no-premium", f"{path} has no premium sections")
     d = derive(parse_key(key))
-    shard = json.loads((site / SLOT_DIR / f"{shard_of(d.identifier)}.json").read_text())
+    shard_file = site / SLOT_DIR / f"{shard_of(d.identifier)}.json"
+    if not shard_file.is_file():
+        raise DecryptError("no-slots", f"no keyslot file {shard_file}: was the site built with the paywall on?")
+    shard = json.loads(shard_file.read_text())
     slot = shard["slots"].get(d.identifier)
     if slot is None:
         ended = shard["ended"].get(d.identifier)

@@ -3,6 +3,9 @@
 Contract with the renderer: with the paywall on, a question page's Markdown wraps each premium section
 in ``<div class="qb-premium" data-qb-section="I" data-qb-heading="HEADING" markdown="1">``. The page's
 HTML (after Markdown, before the theme and before search sees it) goes through :func:`seal_page`.
+Any other premium part of a page (a code drill's reference solution, its edge-case tests) uses the
+same div. Hub pages may show ``<span data-qb-unlock-count="N">0</span>``: the browser sets it to N
+once the reader's key opens the current release.
 """
 
 from __future__ import annotations
