@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import http.server
@@ -89,14 +90,13 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
-    """The paywall corpus built once per session through `qbank build`, served over http://127.0.0.1.
+@contextlib.contextmanager
+def built_and_served(base: Path) -> Iterator[Built]:
+    """The paywall corpus built through `qbank build` under ``base`` and served over http://127.0.0.1.
 
     Loopback is a secure context, so WebCrypto exists. The server starts first (the site folder is
     swapped in afterwards) so that the build's ``site_url`` can name its port.
     """
-    base = tmp_path_factory.mktemp("paywall")
     site = base / "repo" / "site"
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -106,9 +106,22 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         root = make_repo(base / "repo", site_url=url + "/")
         ledger = base / "private" / "ledger.sqlite3"
         keys = make_ledger(ledger)
-        run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
-        assert run.returncode == 0, run.stderr
+        run = rebuild(root, ledger)
         yield Built(root, site, ledger, keys, run.stdout, run.stderr, url)
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def rebuild(root: Path, ledger: Path) -> subprocess.CompletedProcess[str]:
+    """A new release of the site: `qbank build` with this ledger."""
+    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+    assert run.returncode == 0, run.stderr
+    return run
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    """The paywall corpus built once per session, served over http://127.0.0.1."""
+    with built_and_served(tmp_path_factory.mktemp("paywall")) as b:
+        yield b

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, Built
+from qbank.paywall.ledger import open_ledger
+
+from .conftest import REPO, Built, built_and_served, rebuild
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
 
@@ -202,3 +204,23 @@ def test_csp_blocks_an_injected_inline_script(tab: Tab) -> None:
     assert tab.page.evaluate("window.__pwned") is None
     assert any("script-src" in line for line in tab.csp)
     tab.csp.clear()  # this violation was the point of the test
+
+
+def test_revoked_in_the_next_release_locks_a_remembered_device(browser: Browser, tmp_path: Path) -> None:
+    with built_and_served(tmp_path) as site:
+        context = browser.new_context()
+        tab = Tab(context, site.url)
+        tab.goto(KV)
+        tab.unlock_with(site.keys.valid)
+        expect(tab.page.locator(".qb-unlocked")).to_have_count(2)
+        with open_ledger(site.ledger) as book:
+            book.revoke(site.keys.valid, "chargeback")
+        rebuild(site.root, site.ledger)  # a new release key; the revoked license gets no slot
+        tab.page.reload()
+        status = tab.page.locator(".qb-locked__status").first
+        expect(status).to_have_attribute("data-reason", "revoked")
+        expect(tab.page.locator(".qb-unlocked")).to_have_count(0)
+        assert "QBCANARY" not in tab.page.content()
+        tab.shot("06-revoked-after-release")
+        context.close()
+        assert tab.csp == []

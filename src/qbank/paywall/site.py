@@ -42,6 +42,8 @@ class PaywallBuild:
     slots: int = 0
 
 
+# Builds in progress, keyed by output folder: `qbank build` runs mkdocs in-process and collects the
+# fragments here for the leak scan once mkdocs returns (hooks are loaded by path, so no other channel).
 _ACTIVE: dict[str, PaywallBuild] = {}
 
 
