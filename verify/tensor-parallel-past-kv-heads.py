@@ -1,0 +1,95 @@
+# %% [markdown]
+# # Tensor parallelism past the KV-head count: Llama-3.1-405B on 16 H100s
+# Inputs: Llama-3.1-405B's config (8 KV heads, 126 layers; `sku_list.py` via the facts file; early HF copies
+# showing 16 KV heads are wrong), H100 SXM 80 GB, vLLM v0.21+ default gpu_memory_utilization 0.92.
+# With TP above the KV-head count, vLLM gives each rank max(1, kv_heads / tp) KV heads, replicating them.
+
+# %%
+from qbank.verify import check, claim, fact, given
+
+layers = fact("llama3_1_405b.num_hidden_layers", "layers")
+hidden = fact("llama3_1_405b.hidden_size", "hidden")
+q_heads = fact("llama3_1_405b.num_attention_heads", "q_heads")
+kv_heads = fact("llama3_1_405b.num_key_value_heads", "kv_heads")
+head_dim = fact("llama3_1_405b.head_dim", "head_dim")
+inter = fact("llama3_1_405b.intermediate_size", "intermediate")
+vocab = fact("llama3_1_405b.vocab_size", "vocab")
+hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+node = fact("h100_sxm.nvlink_domain", "gpus_per_node")
+util = fact("vllm.gpu_memory_utilization_default", "util")
+nvlink = fact("h100_sxm.nvlink_bw_per_gpu", "nvlink_gbs")
+nic = fact("networking.nic_per_gpu_connectx7", "nic_gbit")
+bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
+gpus = given("gpus", 16, unit="GPUs", source="two 8-GPU H100 nodes: 810 GB of BF16 weights exceed one node's 640 GB")
+
+# %%
+per_layer = hidden * q_heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + 3 * hidden * inter + 2 * hidden
+params = claim("params", 2 * vocab * hidden + layers * per_layer + hidden, unit="params")
+check(abs(params / 1e9 - 405.85) < 0.01, "405.85B parameters from the config")
+weights = claim("weights_bytes", params * bf16, unit="B")
+check(weights > node * hbm * 1e9, "BF16 weights do not fit one 8-GPU node")
+w_gpu = claim("weights_per_gpu", weights / gpus, unit="B")
+
+# %% [markdown]
+# ## KV per token per GPU under three layouts
+
+# %%
+kv_layer_head = 2 * head_dim * bf16  # K and V, one head, one layer
+kv_model = claim("kv_per_token_model", layers * kv_heads * kv_layer_head, unit="B")
+check(kv_model == 504 * 1024, "504 KiB per token for the model")
+tp8 = given("tp8", 8, unit="GPUs", source="tensor parallel degree equal to the KV-head count")
+kv_tp8 = claim("kv_per_gpu_tp8", layers * max(1, kv_heads / tp8) * kv_layer_head, unit="B")
+kv_tp16 = claim("kv_per_gpu_tp16", layers * max(1, kv_heads / gpus) * kv_layer_head, unit="B")
+check(kv_tp16 == kv_tp8, "TP16 leaves per-GPU KV where TP8 had it")
+replication = claim("kv_replication_tp16", kv_tp16 * gpus / kv_model, unit="x")
+check(replication == 2, "the cluster stores every KV head twice")
+pp = given("pp", 2, unit="GPUs", source="pipeline stages in the TP8 x PP2 layout")
+kv_tp8pp2 = claim("kv_per_gpu_tp8_pp2", layers / pp * max(1, kv_heads / tp8) * kv_layer_head, unit="B")
+check(kv_tp8pp2 * 2 == kv_tp16, "TP8 x PP2 halves per-GPU KV")
+dup_bytes_gpu = claim("duplicate_kv_per_gpu_per_token", kv_tp16 - kv_tp8pp2, unit="B")
+
+# %% [markdown]
+# ## Token capacity per GPU (same weights per GPU in both layouts)
+
+# %%
+budget = claim("kv_budget_per_gpu", hbm * 1e9 * util - w_gpu, unit="B")
+tok_tp16 = claim("tokens_tp16", budget / kv_tp16, unit="tokens")
+tok_tp8pp2 = claim("tokens_tp8_pp2", budget / kv_tp8pp2, unit="tokens")
+# Llama 3.1 SKUs share the 131,072-token context (sku_list CONTEXT_LENGTH); the facts file keys it under the 8B.
+req_ctx = fact("llama3_1_8b.max_position_embeddings", "context")
+req_tp16 = claim("full_context_requests_tp16", tok_tp16 / req_ctx, unit="requests")
+req_tp8pp2 = claim("full_context_requests_tp8pp2", tok_tp8pp2 / req_ctx, unit="requests")
+print(f"params {params / 1e9:.2f}B, weights/GPU {w_gpu / 1e9:.1f} GB, budget {budget / 1e9:.1f} GB")
+print(f"KV/token/GPU tp16 {kv_tp16 / 1024:.1f} KiB, tp8pp2 {kv_tp8pp2 / 1024:.2f} KiB")
+print(f"tokens tp16 {tok_tp16:,.0f} ({req_tp16:.2f} req), tp8pp2 {tok_tp8pp2:,.0f} ({req_tp8pp2:.2f} req)")
+
+# %% [markdown]
+# ## The link the layout crosses
+# TP16 runs two all-reduces per layer across the node boundary; PP2 sends one hidden-state vector per token
+# between stages. NVLink is 900 GB/s bidirectional (450 per direction); the NIC 400 Gb/s = 50 GB/s per direction.
+
+# %%
+nic_gbs = claim("nic_gbytes_per_dir", nic / 8, unit="GB/s")
+link_ratio = claim("nvlink_over_nic", (nvlink / 2) / nic_gbs, unit="x")
+hidden_bytes = claim("pp_bytes_per_token", hidden * bf16, unit="B")
+check(link_ratio == 9, "NVLink per direction is 9x the NIC")
+print(f"NIC {nic_gbs} GB/s; NVLink/NIC {link_ratio}x; PP handoff {hidden_bytes / 1024:.0f} KiB/token")
+allreduces = claim("tp_allreduces_per_step", 2 * layers)
+check(allreduces == 252, "two all-reduces per layer, 252 per step")
+
+# %% [markdown]
+# ## The third option: FP8 weights on one node at TP8
+# 1 byte per parameter puts the same 50.7 GB per GPU on 8 GPUs, with TP equal to the KV-head count.
+
+# %%
+fp8 = given("fp8_bytes", 1, unit="B", source="FP8 weights are 1 byte per parameter")
+w_gpu_fp8 = claim("weights_per_gpu_fp8_tp8", params * fp8 / tp8, unit="B")
+check(abs(w_gpu_fp8 - w_gpu) < 1, "FP8 at TP8 has the same weights per GPU as BF16 at TP16")
+node_tokens_fp8 = claim("tokens_fp8_tp8", (hbm * 1e9 * util - w_gpu_fp8) / kv_tp8, unit="tokens")
+node_hbm = claim("node_hbm", node * hbm, unit="GB")
+nvlink_dir = claim("nvlink_per_direction", nvlink / 2, unit="GB/s")
+heads_rank_tp16 = claim("kv_heads_per_rank_tp16", max(1, kv_heads / gpus), unit="heads")
+heads_rank_tp8 = claim("kv_heads_per_rank_tp8", max(1, kv_heads / tp8), unit="heads")
+capacity_share = claim("tp16_capacity_share", tok_tp16 / tok_tp8pp2, unit="fraction")
+check(capacity_share == 0.5, "TP16 keeps half the tokens of TP8 x PP2")
+layers_stage = claim("layers_per_stage", layers / pp, unit="layers")
