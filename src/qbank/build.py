@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .corpus import load_corpus
+from .corpus import Corpus, load_corpus
 from .problems import Problem, Report, error
 
 
@@ -51,7 +51,7 @@ def swap_in(new: Path, target: Path) -> None:
 def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
     """Check the content; when clean, build the site into a temp folder and swap it into place."""
     target = site_dir or root / "site"
-    _corpus, report = load_corpus(root)
+    corpus, report = load_corpus(root)
     if report.errors:
         return BuildResult(report, None)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +65,7 @@ def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
-    problems = postcheck(root, tmp, target)
+    problems = postcheck(root, corpus, tmp, target)
     report.extend(problems)
     if report.errors:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -74,17 +74,17 @@ def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
     return BuildResult(report, target)
 
 
-def postcheck(root: Path, built: Path, target: Path) -> list[Problem]:
+def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:
     """Checks of the written site before it replaces the old one: the paywall's state and the leak scan."""
     from .paywall import site as paywall
-    from .paywall.leak import scan_site
+    from .paywall.leak import public_texts, scan_site
 
     build = paywall.take(built)
     if build is None:
         return []
     shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else target.as_posix()
     problems = list(build.problems)
-    for leak in scan_site(built, build.fragments):
+    for leak in scan_site(built, build.fragments, list(public_texts(corpus))):
         problems.append(
             error(
                 f"{shown}/{leak.file}",

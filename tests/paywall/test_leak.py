@@ -52,3 +52,20 @@ def test_public_parts_are_not_leaks(tmp_path: Path) -> None:
     # the heading is on the placeholder; a few shared words are not a shingle of six
     (tmp_path / "page.html").write_text("<h2>How the kernel spills</h2><p>partial sums to shared memory</p>")
     assert scan_site(tmp_path, [FRAG, SHORT]) == []
+
+
+def test_runs_the_free_sources_also_say_are_not_leaks_but_the_rest_is(tmp_path: Path) -> None:
+    free = "We serve Llama 3.1 70B on an 8-GPU H100 node{=node} in every example."
+    premium = PremiumFragment(
+        "/questions/c/",
+        "0",
+        "The hidden cost",
+        "",
+        "The hidden cost Llama 3.1 70B on an 8-GPU H100 node pays a toll nobody budgets for at all",
+    )
+    (tmp_path / "page.html").write_text(
+        "<h2>The hidden cost</h2><p>Llama 3.1 70B on an 8-GPU H100 node</p>"  # public run, and heading + body
+    )
+    assert scan_site(tmp_path, [premium], [free]) == []
+    (tmp_path / "page.html").write_text("<p>node pays a toll nobody budgets for</p>")
+    assert [leak.file for leak in scan_site(tmp_path, [premium], [free])] == ["page.html"]
