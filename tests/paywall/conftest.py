@@ -51,9 +51,10 @@ class Built:
     url: str
 
 
-def make_repo(dest: Path, site_url: str | None = None) -> Path:
-    """The paywall test corpus plus this repository's mkdocs config, hooks and site sources."""
-    shutil.copytree(CASE, dest)
+def make_repo(dest: Path, site_url: str | None = None, content: Path = CASE) -> Path:
+    """A content set (the paywall test corpus by default) plus this repository's mkdocs config, hooks, sources."""
+    for part in ("questions", "answers", "verify"):
+        shutil.copytree(content / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "site_src", dest / "site_src")
     shutil.copy(HERE / "pages_hook.py", dest / "hooks" / "pages_hook.py")

@@ -14,7 +14,7 @@ from qbank.paywall.csp import inline_hashes
 from qbank.paywall.encrypt import PremiumFragment
 from qbank.paywall.leak import scan_site
 
-from .conftest import CASE, Built, make_repo, qbank
+from .conftest import CASE, REPO, Built, make_ledger, make_repo, qbank
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
 
@@ -122,3 +122,21 @@ def test_without_a_ledger_premium_stays_encrypted(tmp_path: Path) -> None:
     assert grep.returncode == 1
     slots = [json.loads(p.read_text()) for p in (root / "site/assets/keyslots").iterdir()]
     assert not any(s["slots"] for s in slots)
+
+
+def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path) -> None:
+    corpus, report = load_corpus(REPO)
+    assert report.errors == 0
+    sections = {slug: len(answer.premium) for slug, answer in corpus.answers.items() if answer.premium}
+    assert sections, "the repository has premium answers to seal"
+    root = make_repo(tmp_path / "repo", content=REPO)
+    ledger = tmp_path / "ledger.sqlite3"
+    keys = make_ledger(ledger)
+    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+    assert run.returncode == 0, run.stderr  # the leak scan raised nothing on real prose
+    for slug, n in sections.items():
+        page = (root / "site" / "questions" / slug / "index.html").read_text()
+        assert page.count('class="qb-locked"') == n, slug
+    slug = sorted(sections)[0]
+    opened = qbank("paywall", "decrypt", "--root", str(root), "--key", keys.valid, f"/questions/{slug}/")
+    assert opened.returncode == 0 and opened.stdout.count("<!-- section") == sections[slug]
