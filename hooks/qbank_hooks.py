@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
+from qbank.paywall import site as paywall
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
 from qbank.render.search import build_search_index
@@ -31,6 +33,7 @@ def on_config(config: Any) -> Any:
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates)
     _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages})
+    paywall.on_config(config)
     return config
 
 
@@ -61,7 +64,8 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 
 def on_post_build(config: Any) -> None:
-    """Replace mkdocs' sitemap (build-time dates, every page) with qbank's, write robots.txt, index for search."""
+    """Ciphertext and keyslots, qbank's sitemap (git dates, indexable pages), robots.txt, search, CDN headers."""
+    paywall.on_post_build(config)
     site = Path(config["site_dir"])
     xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
@@ -71,3 +75,25 @@ def on_post_build(config: Any) -> None:
     if failure:
         raise PluginError(failure)
     write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+
+
+@event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """Replace premium sections by placeholders; their ciphertext is written after the build."""
+    try:
+        return paywall.on_page_content(html, page, config)
+    except paywall.PaywallBuildError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+@event_priority(-100)  # last: the policy hashes the inline scripts of the final page
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Add the Content-Security-Policy."""
+    return paywall.on_post_page(output)
+
+
+@event_priority(-100)
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    """Add the Content-Security-Policy to theme pages such as 404.html."""
+    return paywall.on_post_page(output_content) if template_name.endswith(".html") else output_content
+

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .corpus import Corpus
 from .pipeline import check_all
-from .problems import Report, error
+from .problems import Problem, Report, error
 
 PRELOADED: dict[Path, Corpus] = {}
 """A corpus ``build_site`` has just loaded and checked, handed to the mkdocs hooks so they do not load it again."""
@@ -73,12 +73,16 @@ def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) 
     try:
         site_url = mkdocs_build(root, tmp)
     except Exception as exc:
+        from .paywall import site as paywall
+
         PRELOADED.pop(root.resolve(), None)
+        paywall.take(tmp)  # drop the failed build's release key and plaintext fragments
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
     from .sitecheck import check_site
 
+    report.extend(postcheck(root, corpus, tmp, target))  # the paywall's state and the leak scan
     problems = check_site(tmp, site_url, links=links)
     report.extend(replace(p, path=target.name + p.path.removeprefix(tmp.name)) for p in problems)
     if report.errors:
@@ -86,3 +90,26 @@ def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) 
         return BuildResult(report, None)
     swap_in(tmp, target)
     return BuildResult(report, target)
+
+
+def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:
+    """Checks of the written site before it replaces the old one: the paywall's state and the leak scan."""
+    from .paywall import site as paywall
+    from .paywall.leak import public_texts, scan_site
+
+    build = paywall.take(built)
+    if build is None:
+        return []
+    shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else target.as_posix()
+    problems = list(build.problems)
+    for leak in scan_site(built, build.fragments, list(public_texts(corpus))):
+        problems.append(
+            error(
+                f"{shown}/{leak.file}",
+                0,
+                0,
+                "premium-leak",
+                f"premium text of {leak.page_path} (section {leak.section}, {leak.heading!r}) is in this file",
+            )
+        )
+    return problems
