@@ -1,28 +1,99 @@
-"""mkdocs hooks: thin adapters that hand mkdocs the pages qbank renders. No logic lives here."""
+"""mkdocs hooks: thin adapters that hand mkdocs the pages and metadata qbank renders. No logic lives here."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
+from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
+from qbank.deploy.headers import write_host_files
+from qbank.paywall import site as paywall
+from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
+from qbank.render.search import build_search_index
+from qbank.render.seo import PageMeta, full_title, head_html
+from qbank.render.settings import settings_from
+from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 
 _STATE: dict[str, Any] = {}
 
 
 def on_config(config: Any) -> Any:
-    """Load the corpus once per build; `qbank build` has already refused a corpus with errors."""
+    """Load the corpus and render every generated page once per build."""
     root = Path(config["config_file_path"]).parent
-    corpus, _report = load_corpus(root)
-    _STATE["corpus"] = corpus
+    settings = settings_from(config.get("site_url"), config.get("extra"))
+    # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
+    corpus = take_preloaded(root) or load_corpus(root)[0]
+    dates = git_lastmod(root)
+    pages = render_pages(corpus, settings, dates)
+    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages})
+    paywall.on_config(config)
     return config
 
 
 def on_files(files: Files, config: Any) -> Files:
     """Add every generated page in memory (no stub files on disk)."""
-    for page in render_pages(_STATE["corpus"]):
+    for page in _STATE["pages"]:
         files.append(File.generated(config, page.path, content=page.markdown))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Hand-written pages get their metadata and breadcrumbs here; generated ones already have them."""
+    path = page.file.src_uri
+    if path in _STATE["meta"]:
+        return markdown
+    meta = handwritten_meta(path, page.meta.get("title") or page.title or path, page.meta.get("description"))
+    _STATE["meta"][path] = meta
+    return with_crumbs(markdown, meta)
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    """Expose the page's title and head tags to the theme override."""
+    meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)
+    if meta is not None:
+        context["qb_title"] = full_title(meta.title)
+        context["qb_head"] = head_html(meta, _STATE["settings"])
+    return context
+
+
+def on_post_build(config: Any) -> None:
+    """Ciphertext and keyslots, qbank's sitemap (git dates, indexable pages), robots.txt, search, CDN headers."""
+    paywall.on_post_build(config)
+    site = Path(config["site_dir"])
+    xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
+    (site / "sitemap.xml").write_text(xml, encoding="utf-8")
+    (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
+    (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    failure = build_search_index(site)
+    if failure:
+        raise PluginError(failure)
+    write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+
+
+@event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """Replace premium sections by placeholders; their ciphertext is written after the build."""
+    try:
+        return paywall.on_page_content(html, page, config)
+    except paywall.PaywallBuildError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+@event_priority(-100)  # last: the policy hashes the inline scripts of the final page
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Add the Content-Security-Policy."""
+    return paywall.on_post_page(output)
+
+
+@event_priority(-100)
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    """Add the Content-Security-Policy to theme pages such as 404.html."""
+    return paywall.on_post_page(output_content) if template_name.endswith(".html") else output_content
+

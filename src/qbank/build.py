@@ -6,11 +6,20 @@ import logging
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .corpus import load_corpus
-from .problems import Report, error
+from .corpus import Corpus
+from .pipeline import check_all
+from .problems import Problem, Report, error
+
+PRELOADED: dict[Path, Corpus] = {}
+"""A corpus ``build_site`` has just loaded and checked, handed to the mkdocs hooks so they do not load it again."""
+
+
+def take_preloaded(root: Path) -> Corpus | None:
+    """The corpus ``build_site`` loaded for ``root``, once; None under a plain ``mkdocs build``/``serve``."""
+    return PRELOADED.pop(root.resolve(), None)
 
 
 @dataclass
@@ -21,8 +30,8 @@ class BuildResult:
     site_dir: Path | None
 
 
-def mkdocs_build(root: Path, out: Path) -> None:
-    """Run mkdocs (strict, as configured) from ``root`` into ``out``."""
+def mkdocs_build(root: Path, out: Path) -> str:
+    """Run mkdocs (strict, as configured) from ``root`` into ``out``; returns the configured site URL."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -32,6 +41,7 @@ def mkdocs_build(root: Path, out: Path) -> None:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
         logging.getLogger("mkdocs").setLevel(logging.WARNING)
         build(config)
+        return str(config["site_url"] or "")
     finally:
         os.chdir(cwd)
 
@@ -48,19 +58,58 @@ def swap_in(new: Path, target: Path) -> None:
         shutil.rmtree(old)
 
 
-def build_site(root: Path, site_dir: Path | None = None) -> BuildResult:
-    """Check the content; when clean, build the site into a temp folder and swap it into place."""
+def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) -> BuildResult:
+    """Check the content; when clean, build into a temp folder, check the built site, and swap it into place.
+
+    A site that fails its checks (structure, reachability, links) is not swapped in.
+    """
     target = site_dir or root / "site"
-    _corpus, report = load_corpus(root)
+    corpus, report = check_all(root)  # content, verification (cached) and numbers in prose, all before any build
     if report.errors:
         return BuildResult(report, None)
+    PRELOADED[root.resolve()] = corpus
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".site-build-", dir=target.parent))
     try:
-        mkdocs_build(root, tmp)
+        site_url = mkdocs_build(root, tmp)
     except Exception as exc:
+        from .paywall import site as paywall
+
+        PRELOADED.pop(root.resolve(), None)
+        paywall.take(tmp)  # drop the failed build's release key and plaintext fragments
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
+    from .sitecheck import check_site
+
+    report.extend(postcheck(root, corpus, tmp, target))  # the paywall's state and the leak scan
+    problems = check_site(tmp, site_url, links=links)
+    report.extend(replace(p, path=target.name + p.path.removeprefix(tmp.name)) for p in problems)
+    if report.errors:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return BuildResult(report, None)
     swap_in(tmp, target)
     return BuildResult(report, target)
+
+
+def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:
+    """Checks of the written site before it replaces the old one: the paywall's state and the leak scan."""
+    from .paywall import site as paywall
+    from .paywall.leak import public_texts, scan_site
+
+    build = paywall.take(built)
+    if build is None:
+        return []
+    shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else target.as_posix()
+    problems = list(build.problems)
+    for leak in scan_site(built, build.fragments, list(public_texts(corpus))):
+        problems.append(
+            error(
+                f"{shown}/{leak.file}",
+                0,
+                0,
+                "premium-leak",
+                f"premium text of {leak.page_path} (section {leak.section}, {leak.heading!r}) is in this file",
+            )
+        )
+    return problems

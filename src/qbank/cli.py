@@ -6,11 +6,16 @@ Exit codes: 0 clean, 1 content errors (or warnings under ``--strict``), 2 usage,
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
 import os
+import re
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 from .problems import FORMATS, Report, render
 
@@ -139,11 +144,153 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .build import build_site
 
     root = _root(args)
-    result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None)
+    result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None, links=not args.no_links)
     code = emit(result.report, args)
     if result.site_dir is not None and args.format != "json":
         print(f"built {result.site_dir.relative_to(root) if result.site_dir.is_relative_to(root) else result.site_dir}")
     return code if result.site_dir is not None or code else EXIT_CONTENT
+
+
+def cmd_deploy(args: argparse.Namespace) -> int:
+    """Upload the built site to S3-compatible storage: changed files only, in a reader-safe order."""
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from .deploy import S3Store, execute, format_plan, make_client, parse_target, plan_deploy, scan_site
+
+    site = Path(args.site_dir or Path(args.root) / "site").resolve()
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} holds no built site (no index.html); run qbank build first")
+    try:
+        target = parse_target(args.target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.grace_days < 0 or args.jobs < 1:
+        raise UsageError("--grace-days must be >= 0 and --jobs >= 1")
+    store = S3Store(make_client(args.endpoint_url, args.region), target)
+    try:
+        plan = plan_deploy(store, scan_site(site), datetime.now(UTC), timedelta(days=args.grace_days))
+        if args.format == "json" and args.dry_run:
+            print(json.dumps({"actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
+                              "unchanged": plan.unchanged, "upload_bytes": plan.upload_bytes,
+                              "invalidate": plan.invalidate}, indent=1))
+            return EXIT_OK
+        print(format_plan(plan, verbose=args.dry_run or args.verbose), end="")
+        result = None if args.dry_run else execute(plan, store, site, jobs=args.jobs)
+    except (BotoCoreError, ClientError, ValueError) as exc:
+        sys.stderr.write(
+            f"qbank: deploy failed: {type(exc).__name__}: {exc}\n"
+            "qbank: the previous site is still whole (the manifest is written last); run the deploy again to finish\n"
+        )
+        return EXIT_INTERNAL
+    if args.invalidations:
+        Path(args.invalidations).write_text("".join(p + "\n" for p in plan.invalidate), "utf-8")
+    print(f"invalidate ({len(plan.invalidate)}):" + "".join("\n  " + p for p in plan.invalidate))
+    if result is None:
+        print("dry run: nothing was changed")
+    else:
+        print(result.summary())
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the built site on 127.0.0.1 with the CDN headers and a real 404 (link checks, browser tests)."""
+    from .deploy.serve import make_server
+
+    if not args.built:
+        raise UsageError("live preview is not here yet; `qbank serve --built` serves the built site/")
+    site = Path(args.site_dir or Path(args.root) / "site").resolve()
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} holds no built site (no index.html); run qbank build first")
+    server = make_server(site, args.host, args.port, quiet=not args.verbose)
+    host, port = server.server_address[:2]
+    print(f"serving {site} at http://{host!s}:{port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
+def _ledger_path(args: argparse.Namespace) -> Path:
+    from .paywall.ledger import default_ledger_path
+
+    return Path(args.ledger).expanduser() if args.ledger else default_ledger_path()
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise UsageError(f"{text!r} is not a date (YYYY-MM-DD)") from exc
+
+
+def cmd_license(args: argparse.Namespace) -> int:
+    """Manage license keys in the ledger: mint, sell, import, revoke, list."""
+    from .paywall.keys import KeyFormatError
+    from .paywall.ledger import LedgerError, open_ledger
+
+    path = _ledger_path(args)
+    if args.action != "mint" and not path.exists():
+        raise UsageError(f"no ledger at {path}; mint keys first, or set QBANK_LEDGER / --ledger")
+    try:
+        with open_ledger(path) as book:
+            if args.action == "mint":
+                if args.count < 1:
+                    raise UsageError("--count must be at least 1")
+                keys = book.mint(args.count)
+                sys.stdout.write("".join(k + "\n" for k in keys))
+                sys.stderr.write(f"minted {len(keys)} unsold keys into {path}; they are shown only now\n")
+            elif args.action == "sell":
+                lic = book.sell(args.key, _date(args.date), args.email)
+                print(f"{lic.identifier[:12]} sold on {lic.sold_on} to {lic.email}, active until {lic.expires_on}")
+            elif args.action == "import":
+                sold, problems = book.import_csv(Path(args.csv))
+                report = Report(problems, files=1)
+                print(f"{sold} sales recorded from {args.csv}")
+                return emit(report, args) if problems else EXIT_OK
+            elif args.action == "revoke":
+                lic = book.revoke(args.key, args.reason)
+                print(f"{lic.identifier[:12]} revoked; the next build gives it no keyslot")
+            else:
+                today = dt.date.today()
+                rows = [(lic, lic.status(today)) for lic in book.licenses()]
+                if args.format == "json":
+                    print(json.dumps([{**asdict(lic), "status": st} for lic, st in rows], indent=2))
+                else:
+                    for lic, st in rows:
+                        print(
+                            f"{lic.identifier[:12]}  {st:8}  {lic.sold_on or '-':10}  {lic.expires_on or '-':10}  "
+                            f"{lic.email or '-'}"
+                        )
+    except (KeyFormatError, LedgerError) as exc:
+        sys.stderr.write(f"qbank: error: {exc}\n")
+        return EXIT_CONTENT
+    return EXIT_OK
+
+
+def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
+    """Recover a built page's premium sections with a license key, as a reader's browser would."""
+    from .paywall.decrypt import DecryptError, decrypt_page
+    from .paywall.keys import KeyFormatError
+
+    root = Path(args.root).resolve()
+    site = Path(args.site_dir).resolve() if args.site_dir else root / "site"
+    config = root / "mkdocs.yml"
+    m = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.MULTILINE) if config.exists() else None
+    base = urlparse(m.group(1)).path if m else "/"
+    try:
+        opened = decrypt_page(site, args.page_url, args.key, base or "/")
+    except (KeyFormatError, DecryptError) as exc:
+        sys.stderr.write(f"qbank: error: {args.page_url}: {exc}\n")
+        return EXIT_CONTENT
+    for sec in opened:
+        print(f"<!-- section {sec.section}: {sec.heading} -->\n{sec.html}")
+    return EXIT_OK
 
 
 def cmd_new_question(args: argparse.Namespace) -> int:
@@ -275,6 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
+    p.add_argument("--no-links", action="store_true", help="skip linkchecker over the built site (other checks run)")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("verify", parents=[common], help="run stale verification scripts in the sandbox")
@@ -290,6 +438,52 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fs", choices=("auto", "mount", "audit"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("deploy", parents=[common], help="upload site/ to S3-compatible storage")
+    p.add_argument("--target", required=True, help="s3://bucket/prefix")
+    p.add_argument("--endpoint-url", default=None, help="S3 endpoint of a non-AWS store (R2, MinIO)")
+    p.add_argument("--region", default=None, help="region (default: from the AWS environment)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    p.add_argument("--site-dir", default=None, help="built site folder (default: site/)")
+    p.add_argument("--grace-days", type=float, default=7.0, help="keep unreferenced objects this long (default 7)")
+    p.add_argument("--jobs", type=int, default=8, help="parallel uploads within a phase (default 8)")
+    p.add_argument("--invalidations", default=None, metavar="FILE", help="also write the paths to invalidate here")
+    p.set_defaults(func=cmd_deploy)
+
+    p = sub.add_parser("serve", parents=[common], help="serve the built site locally with the CDN headers")
+    p.add_argument("--built", action="store_true", help="serve site/ as built (the only mode for now)")
+    p.add_argument("--site-dir", default=None, help="built site folder (default: site/)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
+    p.set_defaults(func=cmd_serve)
+
+    lic = sub.add_parser("license", help="manage license keys in the ledger (SQLite, outside the repository)")
+    lsub = lic.add_subparsers(dest="action", metavar="ACTION")
+    lsub.required = True
+    ledger = argparse.ArgumentParser(add_help=False)
+    ledger.add_argument("--ledger", default=None, help="ledger file (default: $QBANK_LEDGER or ~/.local/share/qbank)")
+    p = lsub.add_parser("mint", parents=[common, ledger], help="make unsold keys for the shop's pool (shown once)")
+    p.add_argument("--count", type=int, required=True, help="how many keys")
+    p = lsub.add_parser("sell", parents=[common, ledger], help="record a sale: six months start on --date")
+    p.add_argument("key", help="the license key sold")
+    p.add_argument("--date", required=True, help="sale date, YYYY-MM-DD")
+    p.add_argument("--email", required=True, help="the buyer's email")
+    p = lsub.add_parser("import", parents=[common, ledger], help="record the sales of a shop's CSV export")
+    p.add_argument("csv", help="CSV with columns key, date, email")
+    p = lsub.add_parser("revoke", parents=[common, ledger], help="revoke a license (key or identifier)")
+    p.add_argument("key", help="license key, or its identifier (or 8+ leading hex digits) from `license list`")
+    p.add_argument("--reason", default="", help="why (kept in the ledger)")
+    lsub.add_parser("list", parents=[common, ledger], help="every license with its status")
+    lic.set_defaults(func=cmd_license)
+
+    pw = sub.add_parser("paywall", help="operator tools for the encrypted premium layer")
+    psub = pw.add_subparsers(dest="action", metavar="ACTION")
+    psub.required = True
+    p = psub.add_parser("decrypt", parents=[common], help="print a built page's premium sections, opened with a key")
+    p.add_argument("--key", required=True, help="a license key")
+    p.add_argument("page_url", metavar="PAGE_URL", help="the page's URL or path, e.g. /questions/slug/")
+    p.add_argument("--site-dir", default=None, help="the built site (default: site/)")
+    p.set_defaults(func=cmd_paywall_decrypt)
 
     return parser
 

@@ -17,7 +17,7 @@ import pytest
 from qbank.claims.bind import Declared
 from qbank.claims.values import record_values
 
-from ..conftest import CASES
+from ..conftest import CASE_IGNORE, CASES
 
 CLAIMS_CASE = CASES / "claims"
 
@@ -72,6 +72,6 @@ def answer_slugs(root: Path) -> list[str]:
 def claims_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny base corpus plus the realistic claims case (a 1M-token KV cache answer and its script)."""
     root = tmp_path_factory.mktemp("claims") / "repo"
-    shutil.copytree(CASES / "base", root)
-    shutil.copytree(CLAIMS_CASE, root, dirs_exist_ok=True)
+    shutil.copytree(CASES / "base", root, ignore=CASE_IGNORE)
+    shutil.copytree(CLAIMS_CASE, root, dirs_exist_ok=True, ignore=CASE_IGNORE)
     return root

@@ -18,7 +18,7 @@ from qbank.verify import store
 from qbank.verify.engine import VerifyConfig, VerifyRun, verify
 from qbank.verify.runner import RunOptions
 
-from ..conftest import CASES, REPO
+from ..conftest import CASE_IGNORE, CASES, REPO
 from .conftest import add_script
 
 # one worker runs the module, so the shared run of all bad scripts (a module fixture) happens once
@@ -68,7 +68,7 @@ def place(root: Path, case: Path, port: int) -> None:
 def bad_run(tmp_path_factory: pytest.TempPathFactory, listener: socket.socket) -> Iterator[tuple[Path, VerifyRun]]:
     """All bad scripts in one run (two at a time), with a secret in the parent's environment."""
     root = tmp_path_factory.mktemp("bad") / "repo"
-    shutil.copytree(CASES / "base", root)
+    shutil.copytree(CASES / "base", root, ignore=CASE_IGNORE)
     (root / "verify" / "_lib").mkdir()
     shutil.copy(REPO / "verify" / "_lib" / "facts.yaml", root / "verify" / "_lib")
     for case in sorted(BAD.glob("*.py")):
@@ -310,7 +310,7 @@ def test_unprivileged_user_gets_namespaces_through_a_user_namespace(tmp_path: Pa
     try:
         base.chmod(0o777)
         root = base / "repo"
-        shutil.copytree(CASES / "base", root)
+        shutil.copytree(CASES / "base", root, ignore=CASE_IGNORE)
         place(root, BAD / "write-outside.py", 0)
         subprocess.run(["chmod", "-R", "a+rwX", str(base)], check=True)
         userns = subprocess.run([*as_nobody, "unshare", "-U", "-n", "true"], capture_output=True).returncode == 0

@@ -1,0 +1,80 @@
+"""The Content-Security-Policy of every page: scripts only from the site itself or by exact hash.
+
+The theme's few inline scripts are allowed by their SHA-256, computed from each built page, so a
+script injected into content (which :func:`content_scripts` refuses at build time anyway) cannot run
+and cannot read the license key-encryption key kept on the device. The policy goes into a ``<meta>``
+element first thing in ``<head>``; ``frame-ancestors`` cannot be set from a meta element, so
+:func:`header_policy` adds it for a CDN that sets headers.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+SCRIPT_RE = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+STYLE_RE = re.compile(r"<style\b[^>]*>(?P<body>.*?)</style\s*>", re.IGNORECASE | re.DOTALL)
+HEAD_RE = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
+CHARSET_RE = re.compile(r"<meta\s+charset=[^>]*>", re.IGNORECASE)
+TYPE_RE = re.compile(r"""\btype\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+JS_TYPES = {"", "text/javascript", "module", "application/javascript"}
+
+
+def _sha(body: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+
+
+def inline_hashes(page: str) -> tuple[list[str], list[str]]:
+    """Hash sources of the page's inline scripts (data blocks such as JSON are not scripts) and styles."""
+    scripts = []
+    for m in SCRIPT_RE.finditer(page):
+        if re.search(r"\bsrc\s*=", m.group("attrs"), re.IGNORECASE):
+            continue
+        t = TYPE_RE.search(m.group("attrs"))
+        if (t.group(1).lower() if t else "") in JS_TYPES:
+            scripts.append(_sha(m.group("body")))
+    styles = [_sha(m.group("body")) for m in STYLE_RE.finditer(page)]
+    return sorted(set(scripts)), sorted(set(styles))
+
+
+def policy(script_hashes: list[str], style_hashes: list[str]) -> str:
+    """The policy for a page with these inline scripts and styles."""
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src " + " ".join(["'self'", *script_hashes]),
+            "style-src " + " ".join(["'self'", *style_hashes]),
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "worker-src 'self'",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+        ]
+    )
+
+
+def header_policy(meta_policy: str) -> str:
+    """The same policy for an HTTP header, where ``frame-ancestors`` is honoured."""
+    return meta_policy + "; frame-ancestors 'none'"
+
+
+def content_scripts(content_html: str) -> int:
+    """How many ``<script>`` elements a page's content has (content may have none)."""
+    return len(re.findall(r"<script\b", content_html, re.IGNORECASE))
+
+
+def add_csp(page: str) -> str:
+    """The page with its Content-Security-Policy ``<meta>`` inserted first in ``<head>``."""
+    m = HEAD_RE.search(page)
+    if m is None:
+        return page
+    charset = CHARSET_RE.search(page, m.end())
+    first_script = page.find("<script", m.end())
+    if charset and (first_script < 0 or charset.start() < first_script):
+        m = charset  # the charset declaration stays first, the policy still precedes every script
+    scripts, styles = inline_hashes(page)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(scripts, styles)}">'
+    return page[: m.end()] + meta + page[m.end() :]

@@ -1,0 +1,88 @@
+"""Pieces shared by hub and question pages: question lists, paths, call to action, disclaimer."""
+
+from __future__ import annotations
+
+from ..corpus import Corpus
+from .text import md_escape, rel
+
+HOME = "index.md"
+TOPICS = "topics/index.md"
+COMPANIES = "companies/index.md"
+PRICING = "pricing.md"
+OFFER = "6 months · one payment · no auto-renewal"
+
+
+def topic_path(slug: str) -> str:
+    """Docs path of a topic hub."""
+    return f"topics/{slug}.md"
+
+
+def company_path(slug: str) -> str:
+    """Docs path of a company hub."""
+    return f"companies/{slug}/index.md"
+
+
+def company_topic_path(company: str, topic: str) -> str:
+    """Docs path of a company×topic page."""
+    return f"companies/{company}/{topic}.md"
+
+
+def question_path(slug: str) -> str:
+    """Docs path of a question page."""
+    return f"questions/{slug}.md"
+
+
+def concept_path(slug: str) -> str:
+    """Docs path of a concept page."""
+    return f"concepts/{slug}.md"
+
+
+def free_count(corpus: Corpus, slugs: list[str]) -> int:
+    """How many of these questions are free."""
+    return sum(1 for s in slugs if corpus.questions[s].access == "free")
+
+
+def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
+    """A list of questions as teasers, linked from page ``src``."""
+    out = []
+    for slug in slugs:
+        q = corpus.questions[slug]
+        access = "Free" if q.access == "free" else "Premium"
+        out.append(
+            f"- **[{md_escape(q.title)}]({rel(src, question_path(slug))})**  \n"
+            f'  <span class="qb-meta"><span class="qb-access qb-access--{q.access}">{access}</span> · '
+            f"difficulty {q.difficulty}/5 · {q.votes} votes</span>  \n"
+            f"  {q.teaser}"
+        )
+    if not out:
+        return "_No questions yet._\n"
+    # teasers repeat on every hub: search should find each question on its own page, not on every list
+    return '<div class="qb-list" data-pagefind-ignore markdown="1">\n\n' + "\n".join(out) + "\n\n</div>\n"
+
+
+def call_to_action(src: str, lead: str) -> str:
+    """The premium call to action box."""
+    return (
+        '<div class="qb-cta" data-pagefind-ignore markdown="1">\n\n'
+        f"{lead}\n\n"
+        f"[Unlock every answer]({rel(src, PRICING)}){{ .md-button .md-button--primary }} {OFFER}\n\n"
+        "</div>\n"
+    )
+
+
+def disclaimer(name: str) -> str:
+    """The not-affiliated line for a company page."""
+    return (
+        f'<p class="qb-disclaimer">Independent and not affiliated with {name}. '
+        "All trademarks belong to their owners.</p>\n"
+    )
+
+
+def faq(items: list[tuple[str, str]]) -> str:
+    """Collapsible questions and answers for readers (no FAQPage markup)."""
+    blocks = []
+    for i, (question, answer) in enumerate(items):
+        marker = "???+" if i == 0 else "???"
+        body = "\n".join("    " + line if line else "" for line in answer.strip().split("\n"))
+        blocks.append(f'{marker} question "{question.replace(chr(34), chr(39))}"\n\n{body}\n')
+    return "\n".join(blocks)

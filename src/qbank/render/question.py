@@ -1,0 +1,180 @@
+"""Question pages: tags, the free answer, premium sections (placeholders or paywall blocks), derivation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..answers import FreeText, PremiumSection
+from ..corpus import Corpus
+from .common import (
+    HOME,
+    OFFER,
+    PRICING,
+    TOPICS,
+    call_to_action,
+    concept_path,
+    question_path,
+    topic_path,
+)
+from .derivation import Derivation, latest
+from .hubs import company_target, topic_order
+from .pages import Page, make_page
+from .seo import PageMeta, absolute
+from .settings import BRAND, Settings
+from .text import approx_words, attr, md_escape, rel, strip_markers
+
+PREMIUM_CLASS = "qb-premium"
+PREMIUM_SELECTOR = "." + PREMIUM_CLASS
+
+
+def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str) -> str:
+    """Markdown for a locked premium section: its heading, its approximate length and the call to action.
+
+    ``pricing_href`` is a link mkdocs resolves (e.g. ``../pricing.md`` from a question page). The paywall
+    reuses this function for what readers see before they unlock a section.
+    """
+    return (
+        f"## {heading}\n\n"
+        f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
+        f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
+        f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href}) · {OFFER}\n\n"
+        "</div>\n"
+    )
+
+
+def locked_notice_html(n_words: int, pricing_url: str) -> str:
+    """The same notice as HTML, for the paywall to place inside a ``.qb-premium`` element after rendering."""
+    return (
+        f'<p><strong>Premium section</strong> · ≈ {n_words} words. <a href="{attr(pricing_url)}">Unlock it with '
+        f"Premium</a> · {OFFER}</p>"
+    )
+
+
+def premium_block(heading: str, markdown: str, index: int) -> str:
+    """The paywall contract: one premium section in full, wrapped for encryption at build time."""
+    return (
+        f'<div class="{PREMIUM_CLASS}" data-qb-section="{index}" data-qb-heading="{attr(heading)}" markdown="1">\n\n'
+        f"{strip_markers(markdown).strip()}\n\n</div>\n"
+    )
+
+
+def _section(heading: str, markdown: str, index: int, src: str, settings: Settings) -> str:
+    if settings.paywall:
+        return premium_block(heading, markdown, index)
+    return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING))
+
+
+def _demote(markdown: str) -> str:
+    """Derivation Markdown sits under the page's h1: its headings start at h3."""
+    out = []
+    for line in markdown.splitlines():
+        if line.startswith("#"):
+            hashes = len(line) - len(line.lstrip("#"))
+            if hashes <= 6 and line[hashes:hashes + 1] == " ":
+                line = "#" * min(6, hashes + 2) + line[hashes:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Settings) -> str:
+    parts: list[str] = []
+    if d.markdown:
+        if premium:
+            parts.append(_section("Executed derivation", "## Executed derivation\n\n" + d.markdown, index, src,
+                                  settings))
+        else:
+            parts += ["## Executed derivation", "", strip_markers(_demote(d.markdown)).strip(), ""]
+    if d.kernels:
+        parts += ["## Kernel checks", "", "| check | device | ran at | result |", "| --- | --- | --- | --- |"]
+        parts += [f"| {md_escape(k.name)} | {md_escape(k.device)} | {k.ran_at} | {k.outcome} |" for k in d.kernels]
+        parts.append("")
+    return "\n".join(parts)
+
+
+def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
+    """Related questions: the declared ones first, then the same topic's closest in difficulty."""
+    q = corpus.questions[slug]
+    out = [r for r in q.related if r in corpus.questions]
+    near = sorted(
+        (s for s in topic_order(corpus, q.topic) if s != slug and s not in out),
+        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), -corpus.questions[s].votes, s),
+    )
+    return (out + near)[: settings.related_max]
+
+
+def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[str, str] | None = None) -> Page:
+    """One question page."""
+    q = corpus.questions[slug]
+    src = question_path(slug)
+    topic = corpus.topics[q.topic]
+    premium = q.access == "premium"
+    tags = [f"[{md_escape(topic.title)}]({rel(src, topic_path(q.topic))})"]
+    tags += [
+        f"[{md_escape(corpus.companies[c].name)}]({rel(src, company_target(corpus, c, q.topic, settings))})"
+        for c in q.companies
+        if c in corpus.companies
+    ]
+    tags += [f"difficulty {q.difficulty}/5", f"{q.votes} votes", "Premium" if premium else "Free"]
+    body = [f"# {q.title}", "", q.teaser, "{: .qb-lead }", "", " · ".join(tags), "{: .qb-tags }", ""]
+    answer = corpus.answers.get(slug)
+    index = 0
+    if answer is not None:
+        for part in answer.parts:
+            if isinstance(part, FreeText):
+                body += [strip_markers(part.markdown).strip(), ""]
+            elif isinstance(part, PremiumSection):
+                index += 1
+                body.append(_section(part.heading, part.markdown, index, src, settings))
+    derivation = latest(corpus.root, slug)
+    if derivation is not None:
+        body.append(_derivation(derivation, premium, index + 1, src, settings))
+        index += 1 if premium and derivation.markdown else 0
+    if q.concepts:
+        body += ["## Concepts", ""]
+        body += [
+            f"- [{md_escape(corpus.concepts[c].title)}]({rel(src, concept_path(c))})"
+            for c in q.concepts
+            if c in corpus.concepts
+        ]
+        body.append("")
+    rel_slugs = related(corpus, slug, settings)
+    if rel_slugs:
+        body += ["## Related questions", "", '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
+        body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
+        body += ["", "</div>", ""]
+    if premium:
+        body.append(call_to_action(src, "This answer continues in Premium, with every other worked answer."))
+    dates = lastmod or {}
+    sources = (corpus.question_path(slug), corpus.answer_path(slug), corpus.verify_path(slug))
+    modified = max((dates[p] for p in sources if p in dates), default=None)
+    article: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": "TechArticle",
+        "headline": q.title,
+        "description": q.teaser,
+        "url": absolute(settings, src),
+        "mainEntityOfPage": absolute(settings, src),
+        "about": topic.title,
+        "proficiencyLevel": "Expert" if q.difficulty >= 4 else "Beginner" if q.difficulty <= 1 else "Intermediate",
+        "isAccessibleForFree": not premium,
+        "publisher": {"@type": "Organization", "name": BRAND, "url": settings.base},
+    }
+    if modified:
+        article["dateModified"] = modified
+    if index:
+        article["hasPart"] = [
+            {"@type": "WebPageElement", "isAccessibleForFree": False, "cssSelector": PREMIUM_SELECTOR}
+        ]
+    meta = PageMeta(
+        path=src,
+        title=q.title,
+        description=q.teaser,
+        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.title, src)),
+        jsonld=(article,),
+        kind="question",
+        sources=sources,
+    )
+    return make_page(meta, "\n".join(body))
+
+
+__all__ = ["locked_placeholder", "premium_block", "question_page"]

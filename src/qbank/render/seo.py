@@ -1,0 +1,103 @@
+"""Search metadata: titles, descriptions, canonical URLs, Open Graph, JSON-LD and breadcrumbs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .settings import BRAND, Settings
+from .text import attr, md_escape, rel, url_of
+
+Crumb = tuple[str, str]
+"""A breadcrumb: its visible name and the docs-relative Markdown path it points to."""
+
+
+@dataclass(frozen=True)
+class PageMeta:
+    """Everything a page's ``<head>`` and the sitemap need, computed from free fields only."""
+
+    path: str
+    title: str
+    description: str
+    crumbs: tuple[Crumb, ...]
+    jsonld: tuple[dict[str, Any], ...] = ()
+    kind: str = "page"
+    indexable: bool = True
+    sources: tuple[str, ...] = ()
+    """Repository-relative files whose last commit dates the page (sitemap ``lastmod``)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def canonical(self, settings: Settings) -> str:
+        """The absolute self-referencing URL."""
+        return settings.base + url_of(self.path)
+
+
+def absolute(settings: Settings, path: str) -> str:
+    """Absolute URL of a docs-relative Markdown path."""
+    return settings.base + url_of(path)
+
+
+def breadcrumb_list(crumbs: tuple[Crumb, ...], settings: Settings) -> dict[str, Any]:
+    """Schema.org BreadcrumbList matching the visible breadcrumbs."""
+    return {
+        "@context": "https://schema.org",
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "name": name, "item": absolute(settings, path)}
+            for i, (name, path) in enumerate(crumbs, start=1)
+        ],
+    }
+
+
+def item_list(name: str, items: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:
+    """Schema.org ItemList of a hub's links (name, docs-relative path), in page order."""
+    return {
+        "@context": "https://schema.org",
+        "@type": "ItemList",
+        "name": name,
+        "numberOfItems": len(items),
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "name": title, "url": absolute(settings, path)}
+            for i, (title, path) in enumerate(items, start=1)
+        ],
+    }
+
+
+def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
+    """Visible breadcrumbs: every ancestor is a link, the current page is plain text."""
+    parts = [f"[{md_escape(name)}]({rel(path, target)})" for name, target in crumbs[:-1]]
+    parts.append(f'<span aria-current="page">{md_escape(crumbs[-1][0])}</span>')
+    nav = '<nav class="qb-crumbs" aria-label="Breadcrumb" data-pagefind-ignore markdown="1">'
+    return f"{nav}\n\n{' › '.join(parts)}\n\n</nav>\n"
+
+
+def full_title(title: str) -> str:
+    """The ``<title>``: the page's own title then the brand."""
+    return f"{title} · {BRAND}"
+
+
+def jsonld_script(data: dict[str, Any]) -> str:
+    """A JSON-LD script element; ``<`` is escaped so no text can close the script early."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/ld+json">{text}</script>'
+
+
+def head_html(meta: PageMeta, settings: Settings) -> str:
+    """Open Graph, Twitter and JSON-LD tags for the page's ``<head>`` (title and description are the theme's)."""
+    canonical = meta.canonical(settings)
+    og_type = "article" if meta.kind == "question" else "website"
+    tags = [
+        f'<meta property="og:type" content="{og_type}">',
+        f'<meta property="og:site_name" content="{BRAND}">',
+        f'<meta property="og:title" content="{attr(meta.title)}">',
+        f'<meta property="og:description" content="{attr(meta.description)}">',
+        f'<meta property="og:url" content="{attr(canonical)}">',
+        '<meta name="twitter:card" content="summary">',
+        f'<meta name="twitter:title" content="{attr(meta.title)}">',
+        f'<meta name="twitter:description" content="{attr(meta.description)}">',
+    ]
+    if not meta.indexable:
+        tags.append('<meta name="robots" content="noindex">')
+    tags += [jsonld_script(d) for d in (breadcrumb_list(meta.crumbs, settings), *meta.jsonld)]
+    return "\n".join(tags)

@@ -1,0 +1,40 @@
+"""Render settings: the knobs that live in ``mkdocs.yml`` under ``extra.qbank``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+BRAND = "qbank"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What rendering needs besides the corpus."""
+
+    site_url: str = "https://qbank.example/"
+    paywall: bool = False
+    """True once the paywall encrypts premium sections; until then only locked placeholders are emitted."""
+    ct_min_tagged: int = 2
+    """A company×topic page needs at least this many questions tagged to both the company and the topic."""
+    ct_min_note_chars: int = 40
+    """... and a round note (company-specific text) at least this long."""
+    home_top: int = 10
+    """How many most-voted questions the home page lists."""
+    related_max: int = 5
+    """How many related questions a question page lists."""
+
+    @property
+    def base(self) -> str:
+        """The site URL with exactly one trailing slash."""
+        return self.site_url.rstrip("/") + "/"
+
+
+def settings_from(site_url: str | None, extra: dict[str, Any] | None) -> Settings:
+    """Settings from mkdocs' ``site_url`` and the ``extra.qbank`` mapping.
+
+    Keys this module does not know are left alone: ``extra.qbank`` is shared with the paywall's settings.
+    """
+    raw = dict((extra or {}).get("qbank") or {})
+    known = set(Settings.__dataclass_fields__) - {"site_url"}
+    return Settings(site_url=site_url or Settings.site_url, **{k: v for k, v in raw.items() if k in known})

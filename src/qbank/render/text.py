@@ -1,0 +1,87 @@
+"""Small text helpers shared by the page renderers."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+MARKER_RE = re.compile(r"\{[=!][^{}\n]*\}")
+"""Claim markers (``{=name}``, ``{!reason}``) that bind or exempt numbers; never shown to readers."""
+
+DESCRIPTION_MAX = 160
+
+
+def strip_markers(markdown: str) -> str:
+    """Remove claim markers from Markdown."""
+    return MARKER_RE.sub("", markdown)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def counts(total: int, free: int) -> str:
+    """The ``N questions · M unlocked for you`` line; the paywall's JS updates the marked span."""
+    return (
+        f'<p class="qb-counts">{plural(total, "question")} · '
+        f'<span class="qb-unlocked" data-qb-free="{free}" data-qb-total="{total}">{free}</span> unlocked for you</p>'
+    )
+
+
+def words(markdown: str) -> int:
+    """Approximate word count of Markdown text."""
+    return len(re.findall(r"[A-Za-z0-9][\w'’.-]*", markdown))
+
+
+def approx_words(markdown: str) -> int:
+    """Word count rounded to tens (at least 10), for a placeholder that must not reveal the exact text."""
+    return max(10, round(words(markdown) / 10) * 10)
+
+
+def clip(text: str, limit: int = DESCRIPTION_MAX) -> str:
+    """Shorten text at a word boundary for a meta description."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:·-—")
+    return cut + "…"
+
+
+def url_of(path: str) -> str:
+    """Site-relative URL of a docs-relative Markdown path (directory URLs)."""
+    if path == "index.md":
+        return ""
+    stem = path[: -len(".md")]
+    if stem.endswith("/index"):
+        stem = stem[: -len("/index")]
+    return stem + "/"
+
+
+def rel(src: str, dst: str) -> str:
+    """A link from one docs-relative Markdown file to another, as mkdocs resolves it.
+
+    Pure string work (``posixpath.relpath`` consults the working directory on every call).
+    """
+    base = src.split("/")[:-1]
+    target = dst.split("/")
+    i = 0
+    while i < len(base) and i < len(target) - 1 and base[i] == target[i]:
+        i += 1
+    return "/".join([".."] * (len(base) - i) + target[i:])
+
+
+def attr(text: str) -> str:
+    """Escape for an HTML attribute value."""
+    return html.escape(text, quote=True)
+
+
+def yaml_str(text: str) -> str:
+    """A YAML scalar for front matter (JSON strings are valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def md_escape(text: str) -> str:
+    """Escape Markdown link-text metacharacters in a title."""
+    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", text)

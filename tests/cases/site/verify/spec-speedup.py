@@ -1,0 +1,3 @@
+from qbank.verify import claim
+
+claim("x", 1)

@@ -1,0 +1,128 @@
+"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from qbank.paywall.keys import format_key, generate_secret
+from qbank.paywall.ledger import open_ledger
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+CASE = REPO / "tests" / "cases" / "paywall"
+QBANK = [sys.executable, "-m", "qbank.cli"]
+
+
+@dataclass(frozen=True)
+class Keys:
+    """One key per license state the tests need."""
+
+    valid: str
+    unsold: str
+    expired: str
+    revoked: str
+    stranger: str  # well-formed, checksum fine, never minted
+
+
+@dataclass(frozen=True)
+class Built:
+    """A repository built with the paywall on."""
+
+    root: Path
+    site: Path
+    ledger: Path
+    keys: Keys
+    stdout: str
+    stderr: str
+    url: str
+
+
+def make_repo(dest: Path, site_url: str | None = None, content: Path = CASE) -> Path:
+    """A content set (the paywall test corpus by default) plus this repository's mkdocs config, hooks, sources."""
+    for part in ("questions", "answers", "verify"):
+        shutil.copytree(content / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "site_src", dest / "site_src")
+    shutil.copy(HERE / "pages_hook.py", dest / "hooks" / "pages_hook.py")
+    config = (REPO / "mkdocs.yml").read_text()
+    assert "  - hooks/qbank_hooks.py\n" in config
+    config = config.replace("  - hooks/qbank_hooks.py\n", "  - hooks/qbank_hooks.py\n  - hooks/pages_hook.py\n")
+    if site_url:
+        # mkdocs-material's instant navigation maps sitemap URLs to the page's protocol and host but
+        # keeps their port, so the served origin must be the configured one for it to engage
+        config = re.sub(r"^site_url:.*$", f"site_url: {site_url}", config, count=1, flags=re.MULTILINE)
+    (dest / "mkdocs.yml").write_text(config)
+    return dest
+
+
+def make_ledger(path: Path) -> Keys:
+    """A ledger with a sold key, an unsold one, an expired one and a revoked one."""
+    with open_ledger(path) as book:
+        valid, unsold, expired, revoked = book.mint(4)
+        book.sell(valid, dt.date.today() - dt.timedelta(days=3), "reader@example.com")
+        book.sell(expired, dt.date(2020, 1, 15), "old@example.com")
+        book.sell(revoked, dt.date.today(), "refund@example.com")
+        book.revoke(revoked, "refunded")
+    return Keys(valid, unsold, expired, revoked, format_key(generate_secret()))
+
+
+def qbank(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real command line."""
+    full = {k: v for k, v in os.environ.items() if k not in ("QBANK_TEST_LEAK", "QBANK_LEDGER")} | (env or {})
+    return subprocess.run([*QBANK, *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def built_and_served(base: Path) -> Iterator[Built]:
+    """The paywall corpus built through `qbank build` under ``base`` and served over http://127.0.0.1.
+
+    Loopback is a secure context, so WebCrypto exists. The server starts first (the site folder is
+    swapped in afterwards) so that the build's ``site_url`` can name its port.
+    """
+    site = base / "repo" / "site"
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        root = make_repo(base / "repo", site_url=url + "/")
+        ledger = base / "private" / "ledger.sqlite3"
+        keys = make_ledger(ledger)
+        run = rebuild(root, ledger)
+        yield Built(root, site, ledger, keys, run.stdout, run.stderr, url)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def rebuild(root: Path, ledger: Path) -> subprocess.CompletedProcess[str]:
+    """A new release of the site: `qbank build` with this ledger."""
+    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+    assert run.returncode == 0, run.stderr
+    return run
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+    """The paywall corpus built once per session, served over http://127.0.0.1."""
+    with built_and_served(tmp_path_factory.mktemp("paywall")) as b:
+        yield b

@@ -1,0 +1,60 @@
+"""The paywall's mkdocs side refuses what it cannot publish safely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from qbank.paywall import site
+from qbank.paywall.ledger import open_ledger
+
+PREMIUM = '<p>free</p><div class="qb-premium" data-qb-section="0" data-qb-heading="H"><h2 id="h">H</h2><p>x</p></div>'
+
+
+def config(tmp_path: Path, enabled: bool = True, **extra: Any) -> dict[str, Any]:
+    return {
+        "site_dir": str(tmp_path / "site"),
+        "docs_dir": str(tmp_path / "docs"),
+        "site_url": "https://example.org/sub/",
+        "extra": {"paywall": {"enabled": enabled, **extra}},
+    }
+
+
+def page(url: str = "questions/a/") -> Any:
+    return SimpleNamespace(url=url, file=SimpleNamespace(src_uri="questions/a.md"), toc=None)
+
+
+def test_page_path_includes_the_site_prefix(tmp_path: Path) -> None:
+    assert site.page_path(config(tmp_path), "questions/a/") == "/sub/questions/a/"
+    assert site.page_path({"site_url": None}, "") == "/"
+
+
+def test_scripts_in_content_are_refused(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    site.on_config(cfg)
+    with pytest.raises(site.PaywallBuildError, match="script"):
+        site.on_page_content("<p>x</p><script>alert(1)</script>", page(), cfg)
+
+
+def test_premium_with_the_paywall_off_is_refused(tmp_path: Path) -> None:
+    cfg = config(tmp_path, enabled=False)
+    site.on_config(cfg)
+    with pytest.raises(site.PaywallBuildError, match="disabled"):
+        site.on_page_content(PREMIUM, page(), cfg)
+
+
+def test_a_ledger_inside_the_site_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = tmp_path / "site" / "ledger.sqlite3"
+    with open_ledger(ledger) as book:
+        book.mint(1)
+    monkeypatch.setenv("QBANK_LEDGER", str(ledger))
+    cfg = config(tmp_path)
+    build = site.on_config(cfg)
+    assert "x</p>" not in site.on_page_content(PREMIUM, page(), cfg)
+    site.on_post_build(cfg)
+    assert [p.code for p in build.problems] == ["paywall-ledger-published"]
+    assert not (tmp_path / "site" / "assets").exists()
+    assert site.take(Path(cfg["site_dir"])) is build

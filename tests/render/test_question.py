@@ -1,0 +1,80 @@
+"""Question pages: premium sections never rendered in plaintext by default, the paywall contract, markers."""
+
+from __future__ import annotations
+
+import re
+
+from qbank.corpus import Corpus
+from qbank.render.pages import Page, render_pages
+from qbank.render.question import locked_notice_html, locked_placeholder, premium_block, related
+from qbank.render.settings import Settings
+from qbank.render.text import MARKER_RE, approx_words
+
+
+def test_default_mode_emits_placeholders_and_no_premium_text(corpus: Corpus, pages: dict[str, Page]) -> None:
+    for slug, answer in corpus.answers.items():
+        md = pages[f"questions/{slug}.md"].markdown
+        for i, section in enumerate(answer.premium, start=1):
+            body = section.markdown.split("\n", 1)[1].strip()
+            assert body.split()[0] not in md, f"premium text of {slug} leaked"
+            assert f"## {section.heading}" in md
+            assert f'data-qb-section="{i}"' in md
+            assert f"≈ {approx_words(section.markdown)} words" in md
+            assert "6 months · one payment · no auto-renewal" in md
+    assert "SECRET-PREMIUM" not in "".join(p.markdown for p in pages.values())
+
+
+def test_paywall_mode_wraps_each_section_for_encryption(corpus: Corpus) -> None:
+    pages = {p.path: p for p in render_pages(corpus, Settings(paywall=True))}
+    md = pages["questions/kv-fp8.md"].markdown
+    blocks = re.findall(r'<div class="qb-premium" data-qb-section="(\d)" data-qb-heading="([^"]+)" markdown="1">', md)
+    assert blocks == [("1", "Rounding against clipping"), ("2", "Where the failures hide")]
+    assert "SECRET-PREMIUM-FP8-ROUNDING" in md and "SECRET-PREMIUM-FP8-LONG" in md
+    assert "qb-locked" not in md
+
+
+def test_placeholder_and_block_escape_headings() -> None:
+    text = locked_placeholder('Costs "in" <practice>', 120, 3, "../pricing.md")
+    assert 'data-qb-heading="Costs &quot;in&quot; &lt;practice&gt;"' in text
+    assert text.startswith('## Costs "in" <practice>\n')
+    assert "[Unlock it with Premium](../pricing.md)" in text
+    assert locked_notice_html(120, "../../pricing/") == (
+        '<p><strong>Premium section</strong> · ≈ 120 words. <a href="../../pricing/">Unlock it with Premium</a> · '
+        "6 months · one payment · no auto-renewal</p>"
+    )
+    block = premium_block("H", "## H\n\n320 GiB{=kv} of cache\n", 1)
+    assert "320 GiB of cache" in block and "{=kv}" not in block
+
+
+def test_claim_markers_stripped_everywhere(pages: dict[str, Page]) -> None:
+    md = pages["questions/kv-per-request.md"].markdown
+    assert "With 80 layers, 8 KV heads of 128 dimensions in BF16 that is 320 KiB\nper token." in md
+    for page in pages.values():
+        assert not MARKER_RE.search(page.markdown), page.path
+
+
+def test_question_page_tags_and_metadata(corpus: Corpus, pages: dict[str, Page]) -> None:
+    page = pages["questions/kv-block-waste.md"]
+    q = corpus.questions["kv-block-waste"]
+    assert page.meta.description == q.teaser
+    assert f"# {q.title}\n" in page.markdown
+    assert "[KV Cache & Memory](../topics/kv-cache.md)" in page.markdown
+    # tagged to xai, whose kv-cache round has its own page
+    assert "[xAI (SpaceXSI)](../companies/xai/kv-cache.md)" in page.markdown
+    article = page.meta.jsonld[0]
+    assert article["@type"] == "TechArticle" and article["isAccessibleForFree"] is False
+    assert article["hasPart"][0]["cssSelector"] == ".qb-premium"
+    free = pages["questions/kv-per-request.md"].meta.jsonld[0]
+    assert free["isAccessibleForFree"] is True and "hasPart" not in free
+    assert page.meta.sources == (
+        "questions/kv-block-waste.yaml",
+        "answers/kv-block-waste.md",
+        "verify/kv-block-waste.py",
+    )
+
+
+def test_related_declared_first_then_nearest(corpus: Corpus) -> None:
+    assert related(corpus, "spec-eagle-rl", Settings())[0] == "spec-speedup"
+    near = related(corpus, "kv-fp8", Settings(related_max=2))
+    assert len(near) == 2 and "kv-fp8" not in near
+    assert near[0] == "kv-block-waste"  # difficulty 3 is closest to 4

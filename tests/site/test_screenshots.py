@@ -1,0 +1,94 @@
+"""Real Chromium over the built fixture site: one page of each type, light and dark, phone and desktop."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qbank.sitecheck.links import serve
+
+from ..conftest import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+OUT = REPO / "test-artifacts" / "screenshots"
+PAGES = {
+    "home": "",
+    "topic": "topics/kv-cache/",
+    "company": "companies/xai/",
+    "company-topic": "companies/xai/kv-cache/",
+    "question-free-math": "questions/spec-speedup/",
+    "question-premium": "questions/kv-fp8/",
+    "concept": "concepts/kv-cache/",
+    "pricing": "pricing/",
+    "search": "search/",
+    "404": "404.html",
+}
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+def playwright_or_skip() -> Any:
+    """The Playwright sync API and Chromium; under CI a missing browser fails instead of skipping."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is missing")
+        pytest.skip(f"{CHROMIUM} is missing (make browser)")
+    return sync_playwright
+
+
+def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
+    """Every page type in one colour scheme and viewport; no request may leave the site or fail."""
+    context = browser.new_context(viewport=VIEWPORTS[device], color_scheme=scheme)
+    page = context.new_page()
+    foreign: list[str] = []
+    failed: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(base) else None)
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for name, url in PAGES.items():
+        page.goto(base + url, wait_until="networkidle")
+        if name == "question-free-math":
+            page.wait_for_selector(".katex", timeout=10_000)
+            assert page.locator(".arithmatex .katex").count() >= 2
+        if name == "search":
+            page.fill(".pagefind-ui__search-input", "paged allocation")
+            page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
+            hits = page.locator(".pagefind-ui__result-link").all_inner_texts()
+            assert "How much memory does paged allocation waste per sequence?" in hits, hits
+            assert "SECRET" not in page.locator("#qb-search").inner_text()
+        expected = "slate" if scheme == "dark" else "default"
+        assert page.locator("body").get_attribute("data-md-color-scheme") == expected
+        assert page.locator("h1").count() == 1, name
+        page.screenshot(path=str(OUT / f"{name}-{scheme}-{device}.png"), full_page=True)
+    context.close()
+    assert foreign == [], f"requests left the site: {foreign[:3]}"
+    assert failed == [] and errors == [], (failed, errors)
+
+
+def test_pages_render_in_chromium(site: Path) -> None:
+    sync_playwright = playwright_or_skip()
+    OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("*.png"):
+        old.unlink()
+    with serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for scheme in ("light", "dark"):
+                for device in VIEWPORTS:
+                    shoot(browser, base, scheme, device)
+        finally:
+            browser.close()
+    assert len(list(OUT.glob("*.png"))) == len(PAGES) * 4
