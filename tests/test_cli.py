@@ -87,12 +87,12 @@ def test_usage_errors_exit_two(tiny_repo: Path, tmp_path: Path) -> None:
 def test_internal_error_exit_three_traceback_only_with_v(
     tiny_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import qbank.corpus
+    import qbank.pipeline
 
-    def boom(root: Path) -> None:
+    def boom(root: Path, **kw: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(qbank.corpus, "load_corpus", boom)
+    monkeypatch.setattr(qbank.pipeline, "check_all", boom)
     assert main(["check", "--root", str(tiny_repo)]) == 3
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: disk on fire" in err and "Traceback" not in err
@@ -101,17 +101,17 @@ def test_internal_error_exit_three_traceback_only_with_v(
 
 
 def test_strict_fails_on_warnings(tiny_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import qbank.corpus
+    import qbank.pipeline
     from qbank.problems import Report, warning
 
-    real = qbank.corpus.load_corpus
+    real = qbank.pipeline.check_all
 
-    def with_warning(root: Path) -> tuple[object, Report]:
-        corpus, report = real(root)
+    def with_warning(root: Path, **kw: bool) -> tuple[object, Report]:
+        corpus, report = real(root, **kw)
         report.extend([warning("answers/base-question.md", 1, 1, "demo-warning", "a warning")])
         return corpus, report
 
-    monkeypatch.setattr(qbank.corpus, "load_corpus", with_warning)
+    monkeypatch.setattr(qbank.pipeline, "check_all", with_warning)
     assert main(["check", "--root", str(tiny_repo)]) == 0
     assert main(["check", "--root", str(tiny_repo), "--strict"]) == 1
 

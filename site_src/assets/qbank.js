@@ -1,7 +1,8 @@
 // qbank: typeset math with self-hosted KaTeX, fetched only on pages that contain math.
 (function () {
   "use strict";
-  var base = document.currentScript.src.replace(/qbank\.js(\?.*)?$/, "katex/");
+  var assets = document.currentScript.src.replace(/qbank\.js(\?.*)?$/, "");
+  var base = assets + "katex/";
   var loading = null;
 
   function add(tag, attrs) {
@@ -40,11 +41,26 @@
     });
   }
 
+  // The search page: Pagefind's UI is loaded from this file, because the Content-Security-Policy
+  // allows no script in page content. Premium text is never indexed: it is not in the built pages.
+  var pagefind = null;
+  function search() {
+    var el = document.getElementById("qb-search");
+    if (!el || el.dataset.qbReady) return;
+    el.dataset.qbReady = "1";
+    var ui = assets.replace(/assets\/$/, "pagefind/");
+    pagefind = pagefind || add("script", { src: ui + "pagefind-ui.js" });
+    pagefind.then(function () {
+      new window.PagefindUI({ element: "#qb-search", showSubResults: true, showImages: false, resetStyles: false });
+    });
+  }
+
   // The paywall calls this again after it decrypts a section.
   window.qbankTypeset = typeset;
+  function page() { typeset(); search(); }
   if (window.document$) {
-    window.document$.subscribe(function () { typeset(); });
+    window.document$.subscribe(page);
   } else {
-    document.addEventListener("DOMContentLoaded", function () { typeset(); });
+    document.addEventListener("DOMContentLoaded", page);
   }
 })();

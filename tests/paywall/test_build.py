@@ -47,7 +47,7 @@ def test_canary_never_reaches_the_site(built: Built) -> None:
 
 def test_site_layout(built: Built) -> None:
     kv = (built.site / "questions/kv-cache-long-context/index.html").read_text()
-    assert kv.count('class="qb-locked"') == 2
+    assert kv.count('class="qb-premium qb-locked"') == 2
     assert "a-check-on-the-units" not in kv  # an inner premium heading's TOC entry is gone
     free = (built.site / "questions/what-is-a-kv-cache/index.html").read_text()
     assert "qb-locked" not in free and "data-qb-file" not in free

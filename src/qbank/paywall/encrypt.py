@@ -124,7 +124,7 @@ def placeholder(section: str, heading: str, heading_id: str | None, words: int, 
     hid = f' id="{html.escape(heading_id)}"' if heading_id else ""
     s = html.escape(section)
     return (
-        f'<section class="qb-locked" id="qb-premium-{s}" data-qb-section="{s}" data-qb-file="{file_name}">\n'
+        f'<section class="qb-premium qb-locked" id="qb-premium-{s}" data-qb-section="{s}" data-qb-file="{file_name}">\n'
         f"<h2{hid}>{html.escape(heading)}</h2>\n"
         f'<p class="qb-locked__meta">Premium section · about {words} words · included in a 6-month license</p>\n'
         f'<p class="qb-locked__actions"><button type="button" class="md-button md-button--primary qb-unlock-open"'

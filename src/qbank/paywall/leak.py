@@ -95,9 +95,18 @@ def strip_markers(text: str) -> str:
 
 
 def public_texts(corpus: Corpus) -> Iterator[str]:
-    """Everything the sources publish freely: free answer text and every string field of the content."""
+    """Everything the sources publish freely: free answer text, free derivations, every string field."""
+    from ..render.derivation import latest
+
     for answer in corpus.answers.values():
         yield answer.free_markdown
+    for slug, question in corpus.questions.items():
+        # a free question's derivation is public, so the boilerplate it shares with premium ones
+        # (imports, API calls) is not premium text
+        if question.access == "free":
+            derivation = latest(corpus.root, slug)
+            if derivation is not None and derivation.markdown:
+                yield derivation.markdown
     for group in (corpus.questions, corpus.topics, corpus.companies, corpus.concepts):
         for item in group.values():
             yield from _json_strings(item.model_dump(mode="json"))
