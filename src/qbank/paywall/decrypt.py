@@ -16,7 +16,8 @@ from .release import open_fragment, unb64, unwrap
 from .slots import SLOT_DIR, shard_of
 
 PLACEHOLDER_RE = re.compile(
-    r'<section class="qb-premium qb-locked" id="[^"]*" data-qb-section="(?P<section>[^"]*)" data-qb-file="(?P<file>[^"]*)">'
+    r'<section class="qb-premium qb-locked" id="[^"]*" '
+    r'data-qb-section="(?P<section>[^"]*)" data-qb-file="(?P<file>[^"]*)">'
     r"\s*<h2[^>]*>(?P<heading>.*?)</h2>",
     re.DOTALL,
 )
