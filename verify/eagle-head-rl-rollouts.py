@@ -34,6 +34,7 @@ head_share = claim("head_layer_share", layer_params / total, unit="fraction")
 
 # %%
 torch.manual_seed(0)
+given("rl_temperature", 1.0, source="on-policy RL samples the policy as it is: temperature 1, no truncation")
 step0 = given("initial_step", 0, unit="steps", source="the RL step whose policy the EAGLE head was trained on")
 V = int(given("toy_vocab", 1000, unit="tokens", source="toy next-token distributions"))
 contexts = 256

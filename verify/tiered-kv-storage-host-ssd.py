@@ -22,6 +22,7 @@ p70 = given(
     "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
 )
 p8 = given("params_8b", 8.03e9, unit="params", source="Llama-3.1-8B count from its config (memory-budget script)")
+fpp = given("flops_per_param", 2, source="a forward pass costs one multiply-add (2 FLOP) per parameter per token")
 mfu = given(
     "prefill_mfu",
     0.5,
@@ -44,8 +45,8 @@ def us(x: float) -> float:
     return x * 1e6
 
 
-rec70 = claim("recompute_us_70b", us(2 * p70 / gpus / (F * 1e12 * mfu)), unit="us")
-rec8 = claim("recompute_us_8b", us(2 * p8 / (F * 1e12 * mfu)), unit="us")
+rec70 = claim("recompute_us_70b", us(fpp * p70 / gpus / (F * 1e12 * mfu)), unit="us")
+rec8 = claim("recompute_us_8b", us(fpp * p8 / (F * 1e12 * mfu)), unit="us")
 tiers = {"dram": pcie, "ssd_own": ssd_bw, "ssd_shared": ssd_bw / gpus}
 claim("ssd_shared_gbs", ssd_bw / gpus, unit="GB/s")
 vals = {}
@@ -60,7 +61,7 @@ for tier, bw in tiers.items():
     print(f"{tier:10s} 70B fetch {f70:6.2f} us value {rec70 - f70:6.2f} | 8B fetch {f8:6.2f} us value {rec8 - f8:6.2f}")
 check(vals["ssd_shared"][1] < 0, "a node-shared SSD is worth less than nothing for the 8B model")
 check(vals["ssd_shared"][0] > 0, "the same SSD still pays for the 70B model")
-claim("ssd_shared_8b_fetch_over_recompute", (kv8 / (ssd_bw / gpus * 1e9)) / (2 * p8 / (F * 1e12 * mfu)), unit="x")
+claim("ssd_shared_8b_fetch_over_recompute", (kv8 / (ssd_bw / gpus * 1e9)) / (fpp * p8 / (F * 1e12 * mfu)), unit="x")
 
 # %% [markdown]
 # ## Capacity in tokens
@@ -76,8 +77,8 @@ claim("ssd_tokens_70b", ssd_total * 1e12 / kv70, unit="tokens")
 
 # %%
 tbw = claim("array_tbw", drives * drive_tb * 1e12 * dwpd * 365 * warranty_years, unit="B")
-rate70 = claim("write_rate_70b", gpus * F * 1e12 * mfu / (2 * p70) * kv70, unit="B/s")
-rate8 = claim("write_rate_8b", gpus * F * 1e12 * mfu / (2 * p8) * kv8, unit="B/s")
+rate70 = claim("write_rate_70b", gpus * F * 1e12 * mfu / (fpp * p70) * kv70, unit="B/s")
+rate8 = claim("write_rate_8b", gpus * F * 1e12 * mfu / (fpp * p8) * kv8, unit="B/s")
 day = 86400
 days70 = claim("days_to_wear_70b", tbw / rate70 / day, unit="days")
 days8 = claim("days_to_wear_8b", tbw / rate8 / day, unit="days")
