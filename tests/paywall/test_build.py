@@ -128,8 +128,9 @@ def test_every_page_has_a_strict_csp(built: Built) -> None:
         assert text.index(m.group(0)) < text.index("<script"), page
         csp = dict(d.strip().split(" ", 1) for d in m.group(1).split(";"))
         scripts, _ = inline_hashes(text)
-        assert csp["script-src"].split() == ["'self'", *scripts], page
-        assert "unsafe" not in m.group(1) and "http" not in m.group(1)
+        # WebAssembly may compile (the search index is WASM); no JavaScript runs but the site's and the hashed
+        assert csp["script-src"].split() == ["'self'", "'wasm-unsafe-eval'", *scripts], page
+        assert not re.search(r"'unsafe-(inline|eval|hashes)'", m.group(1)) and "http" not in m.group(1)
         assert csp["object-src"] == "'none'" and csp["default-src"] == "'self'"
 
 
