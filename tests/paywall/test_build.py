@@ -28,7 +28,7 @@ LEAK_HOOK = """
 import re
 from pathlib import Path
 
-from qbank.corpus import Corpus, load_corpus
+from qbank.corpus import load_corpus
 
 
 def on_post_page(output, page, config):
