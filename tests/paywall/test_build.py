@@ -11,6 +11,7 @@ import pytest
 
 from qbank import build
 from qbank.corpus import Corpus, load_corpus
+from qbank.deploy.headers import parse_headers
 from qbank.paywall.csp import inline_hashes
 from qbank.paywall.encrypt import PremiumFragment
 from qbank.paywall.leak import scan_site
@@ -121,6 +122,11 @@ def test_operator_decrypt(built: Built, which: str, code: int, says: str) -> Non
 def test_every_page_has_a_strict_csp(built: Built) -> None:
     pages = sorted(built.site.rglob("*.html"))
     assert len(pages) >= 6
+    # hosts that send headers get the same policy, with every page's hashes, plus frame-ancestors
+    (everywhere, *_) = parse_headers((built.site / "_headers").read_text())
+    assert everywhere.pattern == "/*"
+    header = dict(d.strip().split(" ", 1) for d in dict(everywhere.headers)["Content-Security-Policy"].split(";"))
+    assert header.pop("frame-ancestors") == "'none'"
     for page in pages:
         text = page.read_text()
         m = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', text)
@@ -132,6 +138,12 @@ def test_every_page_has_a_strict_csp(built: Built) -> None:
         assert csp["script-src"].split() == ["'self'", "'wasm-unsafe-eval'", *scripts], page
         assert not re.search(r"'unsafe-(inline|eval|hashes)'", m.group(1)) and "http" not in m.group(1)
         assert csp["object-src"] == "'none'" and csp["default-src"] == "'self'"
+        assert csp.keys() == header.keys(), page
+        for name, value in csp.items():
+            if name in ("script-src", "style-src"):
+                assert set(value.split()) <= set(header[name].split()), (page, name)
+            else:
+                assert value == header[name], (page, name)
 
 
 def test_a_leak_fails_the_build_and_names_the_file(tmp_path: Path) -> None:
