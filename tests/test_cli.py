@@ -45,7 +45,9 @@ def test_broken_files_exit_one_with_positions(tiny_repo: Path) -> None:
     assert any(
         ln.startswith("answers/base-question.md:3:1: error:") and ln.endswith("[premium-unclosed]") for ln in lines
     )
-    assert lines[-1] == "2 errors, 0 warnings in 6 files"
+    # the bad vote does not hide the misspelt topic in the same file
+    assert "questions/base-question.yaml:6:8: error: unknown topic 'kv-cahce' (did you mean 'kv-cache'?)" in res.stderr
+    assert lines[-1] == "3 errors, 0 warnings in 6 files"
     assert "Traceback" not in res.stderr
 
 
@@ -54,8 +56,8 @@ def test_json_format(tiny_repo: Path) -> None:
     res = run("check", "--format", "json", cwd=tiny_repo)
     assert res.returncode == 1
     payload = json.loads(res.stdout)
-    assert payload["errors"] == 2
-    assert {p["code"] for p in payload["problems"]} == {"field-type", "premium-unclosed"}
+    assert payload["errors"] == 3
+    assert {p["code"] for p in payload["problems"]} == {"field-type", "premium-unclosed", "unknown-topic"}
     assert all({"path", "line", "col", "level", "code", "message"} <= p.keys() for p in payload["problems"])
 
 

@@ -175,6 +175,35 @@ def todo_problems(corpus: Corpus) -> list[Problem]:
     return out
 
 
+REF_FIELDS: tuple[tuple[str, str, str, str], ...] = (
+    ("topic", "topics", "unknown-topic", "topic"),
+    ("companies", "companies", "unknown-company", "company"),
+    ("concepts", "concepts", "unknown-concept", "concept"),
+    ("related", "questions", "unknown-related", "question"),
+)
+
+
+def raw_ref_problems(corpus: Corpus, slug: str) -> list[Problem]:
+    """References of a question that failed validation, read from its raw YAML, so one bad field hides no other."""
+    located = corpus.positions.get(corpus.question_path(slug))
+    if located is None or not isinstance(located.data, dict):
+        return []
+    out: list[Problem] = []
+    for field_name, catalog, code, what in REF_FIELDS:
+        raw = located.data.get(field_name)
+        items = [((field_name,), raw)] if isinstance(raw, str) else (
+            [((field_name, i), v) for i, v in enumerate(raw)] if isinstance(raw, list) else []
+        )
+        known: dict[str, Any] = getattr(corpus, catalog)
+        for loc, name in items:
+            # a malformed slug was reported by validation already (bad-slug at the same place)
+            if isinstance(name, str) and name != slug and _slug_problem("", name) is None:
+                p = _ref_problem(corpus, slug, loc, name, known, code, what)
+                if p:
+                    out.append(p)
+    return out
+
+
 def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], verify_files: dict[str, Path]) -> None:
     """References, duplicates, missing and orphan files, and access rules between files."""
     problems: list[Problem] = []
@@ -269,6 +298,9 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
                         f"{qrel} is free, so its answer cannot have premium blocks",
                     )
                 )
+    for slug in sorted(corpus.invalid):
+        if (corpus.root / corpus.question_path(slug)).exists():
+            problems.extend(raw_ref_problems(corpus, slug))
     problems.extend(todo_problems(corpus))
     for slug in answer_files:
         if slug not in corpus.questions and not (corpus.root / corpus.question_path(slug)).exists():

@@ -23,7 +23,8 @@ def check_all(
     if verify and corpus.verify_scripts:
         from .verify import engine
 
-        slugs = sorted(s for s in corpus.verify_scripts if s in corpus.questions)
+        # scripts of questions whose YAML failed validation run too: their answers' numbers still get checked
+        slugs = sorted(s for s in corpus.verify_scripts if s in corpus.questions or s in corpus.invalid)
         if slugs:
             run = engine.verify(root, engine.VerifyConfig(slugs=slugs, jobs=jobs), log=log)
             report.extend(run.report.problems)
