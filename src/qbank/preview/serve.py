@@ -1,0 +1,140 @@
+"""The `qbank serve` loop: mkdocs' live-reload server over the real site, re-checked on every save.
+
+Each rebuild runs :func:`qbank.pipeline.check_all` (load, stale verification scripts only, claims),
+hands the checked corpus and its report to the hooks through the preview session, then builds with
+mkdocs into a temporary folder the server reads. Content problems never stop the loop: they go to
+the terminal and onto the pages as banners.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from mkdocs.livereload import LiveReloadServer
+
+from ..build import PRELOADED
+from ..pipeline import check_all
+from ..problems import Report
+from . import close_session, open_session, set_flag
+
+WATCHED = ("questions", "answers", "verify", "site_src", "hooks", "mkdocs.yml")
+"""What a save in triggers a rebuild (verify/ includes ``_lib/facts.yaml``)."""
+
+
+class _Server(LiveReloadServer):
+    """mkdocs' live-reload server, bound before serving starts (so port 0 is known to the first build)."""
+
+    _bound = False
+
+    def server_bind(self) -> None:
+        """Bind once; ``serve()`` calls this again."""
+        if not self._bound:
+            super().server_bind()
+            self._bound = True
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """One rebuild: the check's report and where the time went."""
+
+    report: Report
+    check_s: float
+    build_s: float
+    failure: str | None = None
+    """An exception the build raised (the server keeps the previous pages until the next save)."""
+
+
+def preview_config(root: Path, site_dir: Path, serve_url: str) -> Any:
+    """``mkdocs.yml`` loaded for preview: the flag on, warnings not fatal, URLs on the local server."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
+    set_flag(config)
+    config["strict"] = False  # a broken link in a draft is a warning on screen, not a stuck server
+    config["site_url"] = serve_url
+    return config
+
+
+def rebuild(root: Path, site_dir: Path, serve_url: str) -> Rebuild:
+    """Check the content, then build the preview site; content errors are reported, never raised."""
+    from mkdocs.commands.build import build
+
+    from . import _SESSIONS
+
+    session = _SESSIONS[root.resolve()]
+    t0 = time.perf_counter()
+    corpus, report = check_all(root)
+    session.corpus, session.report = corpus, report
+    t1 = time.perf_counter()
+    PRELOADED[root.resolve()] = corpus
+    try:
+        build(preview_config(root, site_dir, serve_url), serve_url=serve_url)
+        failure = None
+    except Exception as exc:  # a build failure must not end the session: the next save tries again
+        failure = f"{type(exc).__name__}: {exc}"
+    finally:
+        PRELOADED.pop(root.resolve(), None)
+    return Rebuild(report, t1 - t0, time.perf_counter() - t1, failure)
+
+
+def serve(
+    root: Path,
+    host: str,
+    port: int,
+    *,
+    on_rebuild: Callable[[Rebuild], None],
+    on_ready: Callable[[str], None],
+) -> None:
+    """Build once, then serve with live reload until interrupted; ``on_rebuild`` sees every rebuild."""
+    import logging
+
+    from mkdocs.config import load_config
+
+    root = root.resolve()
+    site_dir = Path(tempfile.mkdtemp(prefix="qbank-preview-"))
+    # pages live under the deployed site_url's path; locally they hang under the same path
+    base = urlsplit(load_config(str(root / "mkdocs.yml")).get("site_url") or "/").path or "/"
+    server = _Server(builder=lambda: None, host=host, port=port, root=str(site_dir), mount_path=base)
+    server.server_bind()  # bind now, so port 0 becomes a real port before the first build names it
+    bound_host, bound_port = server.server_address[:2]
+    serve_url = f"http://{bound_host!s}:{bound_port}/" + base.strip("/") + ("/" if base.strip("/") else "")
+    server.url = serve_url
+
+    def builder() -> None:
+        on_rebuild(rebuild(root, site_dir, serve_url))
+
+    server.builder = builder
+    server.error_handler = lambda code: _error_page(site_dir, code)
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    cwd = Path.cwd()
+    os.chdir(root)  # mkdocs resolves the hooks and docs_dir relative to the config file and cwd
+    open_session(root)
+    try:
+        builder()
+        for name in WATCHED:
+            if (root / name).exists():
+                server.watch(str(root / name))
+        on_ready(serve_url)
+        try:
+            server.serve()  # type: ignore[no-untyped-call]
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.shutdown()
+    finally:
+        close_session(root)
+        os.chdir(cwd)
+        shutil.rmtree(site_dir, ignore_errors=True)
+
+
+def _error_page(site_dir: Path, code: int) -> bytes | None:
+    page = site_dir / f"{code}.html"
+    return page.read_bytes() if code in (404, 500) and page.is_file() else None
