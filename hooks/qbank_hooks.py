@@ -47,8 +47,10 @@ def on_files(files: Files, config: Any) -> Files:
     for page in _STATE["pages"]:
         files.append(File.generated(config, page.path, content=page.markdown))
     session = _STATE["preview"]
-    for slug in preview.broken_questions(session) if session else ():  # a page to carry the banner
-        files.append(File.generated(config, f"questions/{slug}.md", content=preview.stub_markdown(slug)))
+    if session:
+        for slug in preview.broken_questions(session):  # a page to carry the banner
+            files.append(File.generated(config, f"questions/{slug}.md", content=preview.stub_markdown(slug)))
+        preview.skip_unchanged(session, files, {p.path: (p.markdown, p.meta) for p in _STATE["pages"]})
     return files
 
 

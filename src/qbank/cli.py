@@ -227,8 +227,8 @@ def _serve_preview(args: argparse.Namespace) -> int:
         for problem in r.report.sorted():
             print(problem.text())
         state = f"build failed, previous pages kept: {r.failure}" if r.failure else "reloaded"
-        print(f"[{stamp}] {r.report.summary()}; {state} (check {r.check_s:.2f} s, build {r.build_s:.2f} s)",
-              flush=True)
+        print(f"[{stamp}] {r.report.summary()}; {state} (check {r.check_s:.2f} s, build {r.build_s:.2f} s, "
+              f"{r.rendered}/{r.pages} pages rendered)", flush=True)
 
     serve(root, args.host, args.port, on_rebuild=on_rebuild,
           on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True))

@@ -8,13 +8,16 @@ publishing premium text in the clear.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from ..corpus import Corpus
+from ..memo import Memo
 from ..problems import Level, Problem, Report
 
 FLAG = "preview"
@@ -35,6 +38,24 @@ class Session:
     root: Path
     corpus: Corpus | None = None
     report: Report = field(default_factory=Report)
+    memo: Memo = field(default_factory=Memo)
+    """Parsed question files and extracted answers, reused between saves."""
+    grouped: dict[str, list[Problem]] = field(default_factory=dict)
+    """The report's problems by question, computed once per check (every question page asks)."""
+    built: dict[str, str] = field(default_factory=dict)
+    """Digest of each generated page (Markdown, metadata, banner) as the site folder holds it now."""
+    pending: dict[str, str] = field(default_factory=dict)
+    """The digests of the build in progress; they become ``built`` when it succeeds."""
+    incremental: bool = False
+    skipped: int = 0
+    """Generated pages the build in progress keeps as built."""
+    layout: tuple[tuple[str, int], ...] = ()
+    """The layout fingerprint of the last successful build (see ``serve.layout_fingerprint``)."""
+    """Whether this build may skip the pages whose digest is unchanged (mkdocs' dirty build)."""
+
+    def checked(self, corpus: Corpus, report: Report) -> None:
+        """Take the result of a check."""
+        self.corpus, self.report, self.grouped = corpus, report, by_slug(report)
 
 
 _SESSIONS: dict[Path, Session] = {}
@@ -156,8 +177,34 @@ def banner_for(session: Session, src_uri: str) -> str:
         return home_banner(session.report)
     p = Path(src_uri)
     if len(p.parts) == 2 and p.parts[0] == "questions" and p.suffix == ".md":
-        return page_banner(by_slug(session.report).get(p.stem, []))
+        return page_banner(session.grouped.get(p.stem, []))
     return ""
+
+
+def skip_unchanged(session: Session, files: Iterable[Any], pages: dict[str, tuple[str, Any]]) -> int:
+    """Mark generated files whose page is as already built so a dirty build skips them; returns how many.
+
+    ``pages`` maps a docs path to its Markdown and metadata. mkdocs counts a generated file as always
+    modified; an unchanged digest (the banner included) means its HTML in the site folder is current.
+    """
+    skipped = 0
+    session.pending = {}
+    for file in files:
+        entry = pages.get(file.src_uri)
+        if entry is None:
+            continue
+        markdown, meta = entry
+        digest = hashlib.sha256(f"{markdown}\0{meta!r}\0{banner_for(session, file.src_uri)}".encode()).hexdigest()
+        session.pending[file.src_uri] = digest
+        if session.incremental and session.built.get(file.src_uri) == digest:
+            file.is_modified = _unmodified  # instance attribute: this file only
+            skipped += 1
+    session.skipped = skipped
+    return skipped
+
+
+def _unmodified() -> bool:
+    return False
 
 
 def stub_markdown(slug: str) -> str:
@@ -180,5 +227,6 @@ __all__ = [
     "page_banner",
     "session_for",
     "set_flag",
+    "skip_unchanged",
     "stub_markdown",
 ]

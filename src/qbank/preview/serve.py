@@ -50,6 +50,10 @@ class Rebuild:
     build_s: float
     failure: str | None = None
     """An exception the build raised (the server keeps the previous pages until the next save)."""
+    pages: int = 0
+    """Generated pages in the site."""
+    rendered: int = 0
+    """... of which this build rendered (the others were unchanged and kept)."""
 
 
 def preview_config(root: Path, site_dir: Path, serve_url: str) -> Any:
@@ -71,18 +75,34 @@ def rebuild(root: Path, site_dir: Path, serve_url: str) -> Rebuild:
 
     session = _SESSIONS[root.resolve()]
     t0 = time.perf_counter()
-    corpus, report = check_all(root)
-    session.corpus, session.report = corpus, report
+    corpus, report = check_all(root, memo=session.memo)
+    session.checked(corpus, report)
     t1 = time.perf_counter()
+    layout = layout_fingerprint(root)
+    # pages whose Markdown, metadata and banner are unchanged keep their HTML, unless the set of questions,
+    # the theme, the hooks or the config changed (those reach every page, or leave stale pages behind)
+    session.incremental = bool(session.built) and layout == session.layout
+    session.skipped = 0
     PRELOADED[root.resolve()] = corpus
     try:
-        build(preview_config(root, site_dir, serve_url), serve_url=serve_url)
-        failure = None
+        build(preview_config(root, site_dir, serve_url), serve_url=serve_url, dirty=session.incremental)
+        session.built, session.layout, failure = session.pending, layout, None
     except Exception as exc:  # a build failure must not end the session: the next save tries again
-        failure = f"{type(exc).__name__}: {exc}"
+        session.built, failure = {}, f"{type(exc).__name__}: {exc}"
     finally:
         PRELOADED.pop(root.resolve(), None)
-    return Rebuild(report, t1 - t0, time.perf_counter() - t1, failure)
+    pages = len(session.pending)
+    return Rebuild(report, t1 - t0, time.perf_counter() - t1, failure, pages, pages - session.skipped)
+
+
+def layout_fingerprint(root: Path) -> tuple[tuple[str, int], ...]:
+    """What forces a full rebuild when it changes: the question files present, the site sources, hooks, config."""
+    items = [(p.name, 0) for p in (root / "questions").glob("*.yaml")]
+    for name in ("site_src", "hooks"):
+        items += [(str(p), p.stat().st_mtime_ns) for p in (root / name).rglob("*") if p.is_file()]
+    config = root / "mkdocs.yml"
+    items.append((str(config), config.stat().st_mtime_ns))
+    return tuple(sorted(items))
 
 
 def serve(
