@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,7 +100,8 @@ def layout_fingerprint(root: Path) -> tuple[tuple[str, int], ...]:
     """What forces a full rebuild when it changes: the question files present, the site sources, hooks, config."""
     items = [(p.name, 0) for p in (root / "questions").glob("*.yaml")]
     for name in ("site_src", "hooks"):
-        items += [(str(p), p.stat().st_mtime_ns) for p in (root / name).rglob("*") if p.is_file()]
+        files = (p for p in (root / name).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        items += [(str(p), p.stat().st_mtime_ns) for p in files]
     config = root / "mkdocs.yml"
     items.append((str(config), config.stat().st_mtime_ns))
     return tuple(sorted(items))
@@ -134,6 +136,8 @@ def serve(
     server.builder = builder
     server.error_handler = lambda code: _error_page(site_dir, code)
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    # mkdocs warns on every dirty build that navigation may be stale; here only unchanged pages are kept
+    logging.getLogger("mkdocs.commands.build").addFilter(lambda r: "'dirty' build" not in r.getMessage())
     cwd = Path.cwd()
     os.chdir(root)  # mkdocs resolves the hooks and docs_dir relative to the config file and cwd
     open_session(root)
@@ -142,7 +146,8 @@ def serve(
         for name in WATCHED:
             if (root / name).exists():
                 server.watch(str(root / name))
-        on_ready(serve_url)
+        # announce only once the watcher holds its first snapshot: a save before that would go unseen
+        threading.Thread(target=_announce, args=(server, serve_url, on_ready), daemon=True).start()
         try:
             server.serve()  # type: ignore[no-untyped-call]
         except KeyboardInterrupt:
@@ -153,6 +158,18 @@ def serve(
         close_session(root)
         os.chdir(cwd)
         shutil.rmtree(site_dir, ignore_errors=True)
+
+
+def _announce(server: LiveReloadServer, url: str, on_ready: Callable[[str], None], timeout_s: float = 60.0) -> None:
+    from watchdog.utils.dirsnapshot import EmptyDirectorySnapshot
+
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        emitters = list(server.observer.emitters) if server.observer.is_alive() else []
+        if emitters and not any(isinstance(getattr(e, "_snapshot", None), EmptyDirectorySnapshot) for e in emitters):
+            break
+        time.sleep(0.05)
+    on_ready(url)
 
 
 def _error_page(site_dir: Path, code: int) -> bytes | None:
