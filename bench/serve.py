@@ -80,9 +80,9 @@ class Server:
         return self.log.read_text()
 
     def stop(self) -> None:
-        """Ctrl-C, then kill."""
+        """SIGTERM (qbank serve handles it as Ctrl-C and removes its temporary site), then kill."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:

@@ -71,9 +71,9 @@ class Preview:
         return self.wait_for(lambda: (lambda html: html if cond(html) else None)(self.get(PAGE)))
 
     def stop(self) -> None:
-        """Ctrl-C, as a person would; killed if it does not stop."""
+        """SIGTERM (handled as Ctrl-C); killed if it does not stop."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:

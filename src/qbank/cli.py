@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -216,20 +217,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _serve_preview(args: argparse.Namespace) -> int:
-    """`qbank serve`: rebuild on every save; each rebuild prints its problems and its timings."""
+    """`qbank serve`: rebuild on every save; the first build prints every problem, later ones what is new."""
     from .preview.serve import Rebuild, serve
 
     root = _root(args)
 
-    def on_rebuild(r: Rebuild) -> None:
-        stamp = dt.datetime.now().strftime("%H:%M:%S")
-        for problem in r.report.sorted():
-            print(problem.text())
-        state = f"build failed, previous pages kept: {r.failure}" if r.failure else "reloaded"
-        print(f"[{stamp}] {r.report.summary()}; {state} (check {r.check_s:.2f} s, build {r.build_s:.2f} s, "
-              f"{r.rendered}/{r.pages} pages rendered)", flush=True)
+    before: set[str] | None = None  # the previous rebuild's problems: later rebuilds print only what is new
 
+    def on_rebuild(r: Rebuild) -> None:
+        nonlocal before
+        stamp = dt.datetime.now().strftime("%H:%M:%S")
+        now = [p.text() for p in r.report.sorted()]
+        for line in now if before is None else [t for t in now if t not in before]:
+            print(line)
+        gone = len(before - set(now)) if before is not None else 0
+        before = set(now)
+        state = f"build failed, previous pages kept: {r.failure}" if r.failure else "reloaded"
+        print(f"[{stamp}] {r.report.summary()}{f' ({gone} fixed)' if gone else ''}; {state} (check {r.check_s:.2f} s, "
+              f"build {r.build_s:.2f} s, {r.rendered}/{r.pages} pages rendered)", flush=True)
+
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does: the temporary site is removed
     serve(root, args.host, args.port, on_rebuild=on_rebuild,
           on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True))
     return EXIT_OK
