@@ -81,10 +81,14 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    session = _STATE["preview"]
+    if session and session.incremental:
+        return  # preview, after a save: the search index of the last full build stays (its snippets may lag)
     failure = build_search_index(site)
     if failure:
         raise PluginError(failure)
-    write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+    if not session:
+        write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
