@@ -21,6 +21,7 @@ from qbank.render.search import build_search_index
 from qbank.render.seo import PageMeta, full_title, head_html
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
+from qbank.render.text import attr
 
 _STATE: dict[str, Any] = {}
 
@@ -67,6 +68,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     """Expose the page's title and head tags to the theme override."""
     meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)
+    if page.meta.get("description"):
+        # the theme writes it into `<meta name="description" content="...">` as is, quotes and all
+        page.meta["description"] = attr(str(page.meta["description"]))
     if meta is not None:
         context["qb_title"] = full_title(meta.title)
         context["qb_head"] = head_html(meta, _STATE["settings"])

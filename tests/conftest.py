@@ -1,16 +1,23 @@
-"""Shared fixtures: a tiny valid corpus copied into a temporary repository."""
+"""Shared fixtures: a tiny valid corpus copied into a temporary repository, and site repositories to build."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from qbank.paywall.ledger import open_ledger
 
 CASES = Path(__file__).parent / "cases"
 REPO = Path(__file__).resolve().parents[1]
 CASE_IGNORE = shutil.ignore_patterns(".qbank", "site", "__pycache__")
 """What a copy of a case folder leaves behind: local caches and builds made by running qbank inside it."""
+COMMIT_DATE = "2026-11-02T12:00:00+00:00"
 
 
 @pytest.fixture
@@ -19,3 +26,45 @@ def tiny_repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     shutil.copytree(CASES / "base", root, ignore=CASE_IGNORE)
     return root
+
+
+def make_site_repo(root: Path, content: Path, site_url: str | None = None) -> Path:
+    """A content set plus this repository's mkdocs.yml, hooks and site_src, committed to git.
+
+    ``content`` is a case folder or the repository itself: its ``questions``, ``answers`` and ``verify``
+    are copied. ``site_url`` replaces the configured one (a test server's origin, for instance).
+    """
+    for part in ("questions", "answers", "verify"):
+        shutil.copytree(content / part, root / part, ignore=CASE_IGNORE)
+    config = (REPO / "mkdocs.yml").read_text()
+    if site_url:
+        config = re.sub(r"^site_url:.*$", f"site_url: {site_url}", config, count=1, flags=re.MULTILINE)
+    (root / "mkdocs.yml").write_text(config)
+    shutil.copytree(REPO / "hooks", root / "hooks", ignore=CASE_IGNORE)
+    shutil.copytree(REPO / "site_src", root / "site_src")
+    env = {**os.environ, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
+    for args in (
+        ["init", "-q"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "fixture"],
+    ):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+    return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Builds read an empty license ledger of the session's own, never the developer's default one.
+
+    Tests that need licenses, or no ledger at all, name theirs in ``$QBANK_LEDGER`` themselves.
+    """
+    path = tmp_path_factory.mktemp("ledger") / "ledger.sqlite3"
+    with open_ledger(path):
+        pass
+    before = os.environ.get("QBANK_LEDGER")
+    os.environ["QBANK_LEDGER"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("QBANK_LEDGER", None)
+    else:
+        os.environ["QBANK_LEDGER"] = before

@@ -12,6 +12,7 @@ from qbank.verify import check, claim, given
 torch.manual_seed(0)
 n_ctx = int(given("contexts", 512, unit="elements", source="toy contexts"))
 V = int(given("vocab", 2000, unit="tokens", source="toy vocabulary"))
+given("tv_l1_factor", 0.5, source="definition: TV(p, q) = 1/2 sum_x |p(x) - q(x)| (the total-variation distance)")
 noise = given("draft_noise", 0.5, source="std of Gaussian noise added to the target logits to make the draft")
 tl = torch.randn(n_ctx, V, dtype=torch.float64) * 5
 dl = tl + noise * torch.randn(n_ctx, V, dtype=torch.float64)

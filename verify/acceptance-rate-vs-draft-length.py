@@ -20,14 +20,17 @@ alphas = {
     "a09": given("alpha_09", 0.9, unit="fraction", source="example acceptance rate"),
 }
 gamma0 = int(given("gamma_0", 0, unit="tokens", source="no draft: plain decoding"))
-claim("tokens_g0", expected(0.8, gamma0), unit="tokens")  # 1 token per step without a draft
+check(expected(0.8, gamma0) == 1, "without a draft a step yields exactly 1 token")
 gammas = [int(given(f"gamma_{g}", g, unit="tokens", source="example draft length")) for g in (2, 4, 8)]
 for k, a in alphas.items():
     for g in gammas:
         claim(f"tokens_{k}_g{g}", expected(a, g), unit="tokens")
     claim(f"ceiling_{k}", 1 / (1 - a), unit="tokens")
-    claim(f"marginal_{k}_g8", a**8, unit="tokens")  # the 8th draft token adds a^8 expected tokens
-    claim(f"share_of_ceiling_{k}_g4", expected(a, 4) * (1 - a), unit="fraction")
+    # the 8th draft token adds a^8 expected tokens
+    check(abs(expected(a, 8) - expected(a, 7) - a**8) < 1e-12, f"the 8th draft token adds a^8 at {k}")
+for k in ("a07", "a09"):
+    claim(f"marginal_{k}_g8", alphas[k] ** 8, unit="tokens")
+claim("share_of_ceiling_a07_g4", expected(alphas["a07"], 4) * (1 - alphas["a07"]), unit="fraction")
 for a in (0.5, 0.7, 0.95):
     for g in range(1, 20):
         s = sum(a**i for i in range(g + 1))
@@ -57,7 +60,7 @@ check(
 alpha_eff = claim(
     "alpha_effective_g8", next(x / 10000 for x in range(10000) if expected(x / 10000, g) >= e_decay), unit="fraction"
 )
-last_pos = claim("alpha_position8", accs[-1], unit="fraction")
+check(accs[-1] < mean_a, "the deepest position accepts less often than the mean: it should weigh less")
 
 # %% [markdown]
 # ## Inverting Eq. (1): acceptance from a measured mean of tokens per step

@@ -18,13 +18,13 @@ fl = fact("h100_sxm.bf16_dense", "bf16_flops")
 pcie = fact("networking.pcie_gen5_x16", "pcie_gbps")
 batch = given("batch", 256, unit="requests", source="example decode batch")
 gpus = given("gpus", 1, unit="GPUs", source="one H100 SXM serves the 8B model")
-bits = given("bits_per_token", 1, source="packed mask: one bit per vocabulary entry")
+bits = int(given("bits_per_token", 1, unit="bit", source="packed mask: one bit per vocabulary entry"))
 
 P = L * (d * (2 * d + 2 * kvh * hd) + 3 * d * ffn) + 2 * vocab * d
 step = claim("step_time", max(2 * P / (bw * 1e12), 2 * P * batch / (fl * 1e12)), unit="s")
 budget = claim("host_budget_per_request", step / batch, unit="s")
 
-mask_bytes = claim("mask_bytes_per_request", -(-vocab // 32) * 4, unit="B")
+mask_bytes = claim("mask_bytes_per_request", -(-vocab * bits // 32) * 4, unit="B")  # int32 words of 32 bits
 batch_mask = claim("batch_mask_bytes", batch * mask_bytes, unit="B")
 h2d = claim("mask_h2d_time", batch * mask_bytes / (pcie * 1e9), unit="s")
 h2d_share = claim("mask_h2d_share", h2d / step, unit="fraction")

@@ -80,3 +80,14 @@ t_layer = claim("nic_time_aware_per_layer", t_aware / moe, unit="s")
 bw_ratio = claim("nvlink_over_nic", nvl_bps / nic_bps, unit="x")
 print(disp, comb, rt, per_layer, per_step / 1e6, naive_nic / 1e6, aware_nic / 1e6, naive_nvl / 1e6)
 print(t_naive * 1e3, t_aware * 1e3, t_nvl * 1e3, t_layer * 1e6, bw_ratio, scale_share)
+
+# %% [markdown]
+# ## Hiding it: dual-batch overlap
+
+# %%
+given(
+    "micro_batches",
+    2,
+    source="DeepSeek open-infra-index, 'Day 6: DeepSeek-V3/R1 Inference System Overview': each batch is split into "
+    "two microbatches that alternate, one computing while the other communicates",
+)

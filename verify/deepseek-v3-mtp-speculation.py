@@ -32,12 +32,3 @@ eff_lo = claim("reported_over_tokens_high", reported / tok_hi, unit="fraction")
 eff_hi = claim("reported_over_tokens_low", reported / tok_lo, unit="fraction")
 ceiling_g1 = claim("ceiling_gamma1", 1 + 1.0, unit="tokens")
 print(tok_lo, tok_hi, per_layer, mtp_active, c, s_lo, s_hi, eff_lo, eff_hi)
-
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-claim("active_params_billion", active / 1e9)
-claim("embedding_params_billion", emb / 1e9)
-claim("active_params_per_layer_billion", per_layer / 1e9)
-claim("mtp_active_params_billion", mtp_active / 1e9)

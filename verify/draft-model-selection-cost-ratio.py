@@ -59,10 +59,3 @@ claim("alpha_70b_to_tie", need, unit="fraction")
 # the head's cost is dominated by the LM head it re-runs
 claim("head_lm_share", head405 / (layer405 + head405), unit="fraction")
 print({k: (round(p / P405, 4), round(results[k], 2)) for k, (p, _) in candidates.items()}, need)
-
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-for _name, _p in (("405b", P405), ("70b", P70), ("8b", P8), ("head", layer405 + head405)):
-    claim(f"params_{_name}_billion", _p / 1e9)

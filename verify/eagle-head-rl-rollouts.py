@@ -34,6 +34,7 @@ head_share = claim("head_layer_share", layer_params / total, unit="fraction")
 
 # %%
 torch.manual_seed(0)
+given("rl_temperature", 1.0, source="on-policy RL samples the policy as it is: temperature 1, no truncation")
 step0 = given("initial_step", 0, unit="steps", source="the RL step whose policy the EAGLE head was trained on")
 V = int(given("toy_vocab", 1000, unit="tokens", source="toy next-token distributions"))
 contexts = 256
@@ -133,10 +134,3 @@ def spec_over_plain(b: int, a: float) -> float:
 tail_late = claim("tail_ratio_late", spec_over_plain(tail, alpha_real_late), unit="x")
 tail_fresh = claim("tail_ratio_fresh", spec_over_plain(tail, alpha_real0), unit="x")
 check(tail_fresh > tail_late > 1, "in the tail, speculation pays, and a refreshed head pays more")
-
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-claim("total_params_billion", total / 1e9)
-claim("draft_params_million", draft_params / 1e6)

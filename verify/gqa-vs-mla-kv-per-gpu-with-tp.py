@@ -20,6 +20,8 @@ p70 = given(
 p_ds = fact("deepseek_v3.total_params", "dsv3_params")
 ctx = given("context_128k", 131072, unit="tokens", source="128K read as 2^17 tokens")
 ctx_1m = given("context_1m", 2**20, unit="tokens", source="1M read as 2^20 tokens")
+bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
+fp8 = given("fp8_bytes", 1, unit="B", source="FP8 (E4M3) is 1 byte")
 
 # %%
 model_ratio = claim("gqa_over_mla_per_token", kv_gqa / kv_mla, unit="x")
@@ -27,15 +29,15 @@ gqa_gpu = claim("gqa_per_gpu_per_token", kv_gqa / tp, unit="B")
 mla_gpu = claim("mla_per_gpu_per_token", kv_mla, unit="B")
 gpu_ratio = claim("mla_over_gqa_per_gpu", mla_gpu / gqa_gpu, unit="x")
 check(model_ratio > 4 and gpu_ratio > 1.5, "MLA is 4x+ smaller per token but 1.5x+ larger per GPU at TP8")
-dsv3_fits_h100 = claim("dsv3_fp8_weights", p_ds * 1, unit="B")
+dsv3_fits_h100 = claim("dsv3_fp8_weights", p_ds * fp8, unit="B")
 check(dsv3_fits_h100 > tp * h100 * 1e9, "DeepSeek-V3 FP8 weights exceed an 8xH100 node")
 
 # %% [markdown]
 # ## Budgets and tokens per replica
 
 # %%
-b_gqa = claim("gqa_budget_per_gpu", h100 * 1e9 * util - p70 * 2 / tp, unit="B")
-b_mla = claim("mla_budget_per_gpu", h200 * 1e9 * util - p_ds / tp, unit="B")
+b_gqa = claim("gqa_budget_per_gpu", h100 * 1e9 * util - p70 * bf16 / tp, unit="B")
+b_mla = claim("mla_budget_per_gpu", h200 * 1e9 * util - p_ds * fp8 / tp, unit="B")
 tok_gqa = claim("gqa_tokens_per_replica", b_gqa / gqa_gpu, unit="tokens")
 tok_mla = claim("mla_tokens_per_replica_tp", b_mla / mla_gpu, unit="tokens")
 req_gqa = claim("gqa_128k_requests", tok_gqa / ctx, unit="requests")
@@ -58,7 +60,8 @@ check(gqa_1m < b_gqa, "GQA's 1M request fits per GPU on H100")
 check(mla_1m > b_mla, "MLA's 1M request does not fit per GPU on H200, under TP or DP attention")
 claim("gqa_1m_budget_share", gqa_1m / b_gqa, unit="fraction")
 claim("mla_1m_over_budget", mla_1m / b_mla, unit="x")
-mla_1m_fp8 = claim("mla_1m_per_gpu_fp8", mla_1m / 2, unit="B")
+fp8_cache_ratio = claim("fp8_over_bf16_cache_bytes", fp8 / bf16, unit="x")
+mla_1m_fp8 = claim("mla_1m_per_gpu_fp8", mla_1m * fp8_cache_ratio, unit="B")
 check(mla_1m_fp8 < b_mla, "an FP8 latent cache fits the 1M request")
 mla_1m_cp = claim("mla_1m_per_gpu_context_parallel", mla_1m / tp, unit="B")
 claim("mla_max_tokens_per_gpu", b_mla / kv_mla, unit="tokens")

@@ -203,7 +203,7 @@ def apply_reference(logits: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
 
 TABLE = pack(ALLOWED)  # [states, W], built once per schema
 kernel_check("pack_int32_vs_bitwise", pack, pack_reference, ALLOWED)
-rand_bits = int(given("random_row_bits", 77, source="a row length that is not a multiple of 32"))
+rand_bits = int(given("random_row_bits", 77, unit="bit", source="a row length that is not a multiple of 32"))
 rand_allowed = torch.rand(16, rand_bits) < 0.5  # non-multiple of 32, bit 31 often set
 kernel_check("pack_random_vs_bitwise", pack, pack_reference, rand_allowed)
 batch_states = torch.randint(0, dfa.n, (32,))

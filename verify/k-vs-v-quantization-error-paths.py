@@ -97,5 +97,5 @@ check(abs(ovh_tok - ovh_ch) < 1e-12, "both layouts cost the same share of bytes 
 print(f"scale overhead: per token {ovh_tok:.2%}, per channel {ovh_ch:.2%}")
 claim("k_amplification_per_token", e["k_token"] / t["k_token"], unit="x")
 claim("v_amplification_per_channel", e["v_channel"] / t["v_channel"], unit="x")
-claim("int4_levels_each_side", qmax)
+check(qmax == 7, "symmetric INT4 keeps 7 levels each side of zero (-8 unused)")
 fact("vllm.block_size_default", "block_tokens", unit="tokens")

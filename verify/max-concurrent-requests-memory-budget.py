@@ -66,10 +66,15 @@ check(conc_int == 12, "12 full-length requests")
 
 # %%
 tp16 = given("tp_wide", 16, unit="GPUs", source="example: TP=16 across two HGX nodes")
+tp8 = given("tp_at_kv_heads", 8, unit="GPUs", source="example: TP=8 on one HGX node, equal to the KV-head count")
+check(tp8 == kv_heads, "TP=8 is the widest TP that still splits the KV heads")
+doubling = claim("gpus_tp4_to_tp8", tp8 / tp, unit="x")
 kv_gpu_16 = claim("kv_bytes_per_token_per_gpu_tp16",
                   2 * layers * math.ceil(kv_heads / tp16) * head_dim * bytes_bf16, unit="B")
 kv_gpu_8 = claim("kv_bytes_per_token_per_gpu_tp8",
-                 2 * layers * math.ceil(kv_heads / 8) * head_dim * bytes_bf16, unit="B")
+                 2 * layers * math.ceil(kv_heads / tp8) * head_dim * bytes_bf16, unit="B")
+kv_gpu_4 = 2 * layers * math.ceil(kv_heads / tp) * head_dim * bytes_bf16
+check(kv_gpu_4 == doubling * kv_gpu_8, "up to TP=8, doubling the GPUs halves KV per token per GPU: the pool in tokens doubles")
 dup = claim("kv_replication_tp16", tp16 / kv_heads, unit="x")
 check(kv_gpu_16 == kv_gpu_8 == 40 * 2**10, "40 KiB per token per GPU at TP=8 and at TP=16")
 check(pool_old < pool, "the older 0.9 default leaves a smaller pool even without subtracting graphs")

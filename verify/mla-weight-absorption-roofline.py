@@ -117,8 +117,9 @@ print(
 
 # %%
 ctx = given("context", 131072, unit="tokens", source="128K read as 2^17 tokens")
-t_mem = claim("mla_step_memory_ms", mla_layers * ctx * mla_bytes / (BW * 1e12) * 1e3, unit="ms")
-t_cmp = claim("mla_step_compute_ms", mla_layers * ctx * mla_flops / (F * 1e12) * 1e3, unit="ms")
+seqs = given("batch_single", 1, unit="requests", source="one sequence per step: batch 1, the latency-bound end")
+t_mem = claim("mla_step_memory_ms", seqs * mla_layers * ctx * mla_bytes / (BW * 1e12) * 1e3, unit="ms")
+t_cmp = claim("mla_step_compute_ms", seqs * mla_layers * ctx * mla_flops / (F * 1e12) * 1e3, unit="ms")
 print(f"attention per step: memory {t_mem:.2f} ms, compute {t_cmp:.2f} ms")
 
 # %% [markdown]

@@ -38,8 +38,8 @@ check(kv_victim == 1.875 * 2**30, "1.875 GiB of KV for 6,144 tokens")
 # ## Recompute: prefill 6,144 tokens again (linear layers + causal attention)
 
 # %%
-lin = claim("recompute_linear_flops", 2 * params * n, unit="FLOP")
-attn = claim("recompute_attention_flops", 2 * L * d * n**2, unit="FLOP")
+lin = 2 * params * n  # FLOPs of the weight matmuls
+attn = 2 * L * d * n**2  # FLOPs of causal attention (QK^T and PV)
 recompute_ms = claim("recompute_ms", (lin + attn) / (gpus * F * 1e12) * 1e3, unit="ms")
 step_ms = claim("decode_step_ms", params * 2 / gpus / (hbm_bw * 1e12) * 1e3, unit="ms")
 steps_equiv = claim("recompute_in_decode_steps", recompute_ms / step_ms, unit="steps")

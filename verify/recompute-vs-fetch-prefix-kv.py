@@ -16,6 +16,7 @@ lanes_ssd = given("ssd_lanes", 4, source="NVMe SSDs attach with a PCIe x4 link (
 ssd = claim("ssd_link_gbs", pcie * lanes_ssd / 16, unit="GB/s")
 nic_gbs = claim("nic_gbs", nic / 8, unit="GB/s")
 bf16 = given("bf16_bytes", 2, unit="B", source="bf16 is 2 bytes")
+fpp = given("flops_per_param", 2, source="a forward pass costs one multiply-add (2 FLOP) per active parameter per token")
 gpus_node = fact("h100_sxm.nvlink_domain", "gpus_per_node")
 
 # %% [markdown]
@@ -46,9 +47,9 @@ ds_active = fact(
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
 kvds = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "kvds")
-i70 = claim("intensity_70b", 2 * p70 / kv70, note="FLOP per cached byte")
-i8 = claim("intensity_8b", 2 * p8 / kv8, note="FLOP per cached byte")
-ids = claim("intensity_dsv3", 2 * ds_active / kvds, note="FLOP per cached byte")
+i70 = claim("intensity_70b", fpp * p70 / kv70, note="FLOP per cached byte")
+i8 = claim("intensity_8b", fpp * p8 / kv8, note="FLOP per cached byte")
+ids = claim("intensity_dsv3", fpp * ds_active / kvds, note="FLOP per cached byte")
 
 # %% [markdown]
 # ## Link side: FLOPs the GPU could do while a byte arrives
@@ -62,7 +63,7 @@ win70_nic = claim("fetch_win_70b_nic", i70 / link_nic, unit="x")
 win8_pcie = claim("fetch_win_8b_pcie", i8 / link_pcie, unit="x")
 win8_ssd = claim("fetch_win_8b_ssd", i8 / link_ssd, unit="x")
 winds_nic = claim("fetch_win_dsv3_nic", ids / link_nic, unit="x")
-t_recompute_70 = claim("recompute_us_per_token_70b", 2 * p70 / (F * 1e12) * 1e6, unit="us")
+t_recompute_70 = claim("recompute_us_per_token_70b", fpp * p70 / (F * 1e12) * 1e6, unit="us")
 t_fetch_70 = claim("fetch_us_per_token_70b_pcie", kv70 / (pcie * 1e9) * 1e6, unit="us")
 check(win70_pcie > 20, "fetching a 70B prefix over PCIe beats recompute by over 20x")
 print(
@@ -93,7 +94,7 @@ print(f"break-even 70B {be70 / 1e9:.2f} GB/s, 8B {be8 / 1e9:.2f} GB/s; SSD per G
 # %%
 ridge = claim("h100_ridge", F * 1e12 / (hbm_bw * 1e12), note="FLOP per HBM byte")
 t_step = claim("decode_step_ms", (p70 * bf16 / gpus_node) / (hbm_bw * 1e12) * 1e3, unit="ms")
-free_tokens = claim("free_prefill_tokens_per_step", (F * 1e12 * t_step / 1e3) / (2 * p70 / gpus_node), unit="tokens")
+free_tokens = claim("free_prefill_tokens_per_step", (F * 1e12 * t_step / 1e3) / (fpp * p70 / gpus_node), unit="tokens")
 check(abs(free_tokens - ridge) < 1e-6, "with BF16 weights the free tokens per step equal the ridge point")
 print(f"ridge {ridge:.0f} FLOP/B; step {t_step:.2f} ms; free prefill tokens {free_tokens:.0f}")
 
@@ -103,7 +104,7 @@ print(f"ridge {ridge:.0f} FLOP/B; step {t_step:.2f} ms; free prefill tokens {fre
 
 # %%
 n32k = given("prefix_32k", 32768, unit="tokens", source="example prefix length, 32K = 2^15")
-attn_extra = claim("attention_share_32k", (2 * layers * d_model * n32k) / (2 * p70), unit="fraction")
+attn_extra = claim("attention_share_32k", (2 * layers * d_model * n32k) / (fpp * p70), unit="fraction")
 print(f"attention adds {attn_extra:.0%} to recompute per token at 32K")
 w_gpu = claim("weights_per_gpu_tp8", p70 * bf16 / gpus_node, unit="B")
 mfu = given("mfu_assumed", 1.0, unit="fraction", source="pricing assumption: recompute at the full dense rate")

@@ -48,9 +48,9 @@ def kept(local_share: float, window: float) -> float:
     return (1 - local_share) + local_share * min(window, ctx) / ctx
 
 
-f_seed = claim("kept_seed", kept(local_share_seed, w_seed), unit="fraction")
-f_seed_w4k = claim("kept_seed_layout_4096_window", kept(local_share_seed, g2_window), unit="fraction")
-f_g3 = claim("kept_gemma3_layout", kept(g3_local, g3_window), unit="fraction")
+f_seed = kept(local_share_seed, w_seed)
+f_seed_w4k = kept(local_share_seed, g2_window)
+f_g3 = kept(g3_local, g3_window)
 saving_seed = claim("saving_seed", 1 - f_seed, unit="fraction")
 saving_w4k = claim("saving_4096_window", 1 - f_seed_w4k, unit="fraction")
 saving_g3 = claim("saving_gemma3_layout", 1 - f_g3, unit="fraction")
@@ -77,7 +77,7 @@ print(
 short = given(
     "short_context", 8192, unit="tokens", source="Gemma 2's global span (arXiv:2408.00118 §2.1), a typical chat length"
 )
-kept_short_w4k = claim("kept_short_4096", (1 - g2_local) + g2_local * g2_window / short, unit="fraction")
+kept_short_w4k = (1 - g2_local) + g2_local * g2_window / short
 saving_short_w4k = claim("saving_short_4096", 1 - kept_short_w4k, unit="fraction")
 
 # %% [markdown]

@@ -107,7 +107,7 @@ verify_tokens = claim("verify_tokens_per_request", gamma + 1, unit="tokens")
 verify_bound = claim("verify_compute_bound_batch_g4", ridge / (gamma + 1), unit="requests")
 plain_bound = claim("plain_compute_bound_batch", ridge, unit="requests")
 kv_req = claim("kv_bytes_per_request_long", ctx_long * kv70, unit="B")
-weights = claim("target_weight_bytes", 2 * P70, unit="B")
+weights = claim("target_weight_bytes", bytes_per_param * P70, unit="B")
 print(
     {b: round(speedup(b, 4, ctx_short), 2) for b in (1, 32, 64, 128, 192, 256)},
     b_g4,
@@ -118,10 +118,3 @@ print(
     cap_long,
     round(c_small, 3),
 )
-
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-claim("target_params_billion", P70 / 1e9)
-claim("draft_params_billion", P8 / 1e9)

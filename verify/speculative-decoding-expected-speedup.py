@@ -44,7 +44,7 @@ gammas = [int(given(f"gamma_{g}", g, unit="tokens", source="example draft length
 # %%
 for key, a in alphas.items():
     for g in gammas:
-        claim(f"tokens_{key}_g{g}", tokens_per_step(a, g), unit="tokens")
+        check(tokens_per_step(a, g) < 1 / (1 - a), f"tokens per step stay under the ceiling at {key}, gamma={g}")
         claim(f"speedup_{key}_g{g}", speedup(a, g, c_small), unit="x")
     claim(f"ceiling_{key}", 1 / (1 - a), unit="tokens")  # gamma -> infinity
 
@@ -80,6 +80,19 @@ c_ratio = claim("c_ratio", c_big / c_small, unit="x")
 one_token = claim("speedup_gamma0", speedup(0.8, 0, 0.05), unit="x")
 check(one_token == 1.0, "gamma = 0 is plain decoding")
 breakeven_alpha = claim("breakeven_alpha_c02", c_big, unit="fraction")
+
+
+def speedup_compute_bound(a: float, g: int, c: float) -> float:
+    """Theorem 3.8 with the target step rescaled: a compute-bound pass over g + 1 tokens costs g + 1 steps."""
+    return tokens_per_step(a, g) / ((g + 1) + g * c)
+
+
+check(
+    all(speedup_compute_bound(a, g, c) < 1 for a in alphas.values() for g in gammas for c in (c_small, c_big)),
+    "once the target pass is compute-bound, speculation lowers throughput at every alpha, gamma and c",
+)
+g_best_a08 = max(range(1, 41), key=lambda g: speedup(alphas["a08"], g, c_small))
+claim("speedup_compute_bound_a08", speedup_compute_bound(alphas["a08"], g_best_a08, c_small), unit="x")
 
 # %% [markdown]
 # ## Losslessness, exact: P(emit y) = min(p, q)(y) + (1 - alpha) r(y) = p(y) for random p, q

@@ -78,7 +78,7 @@ emit = q * torch.minimum(torch.ones_like(p), p / q) + (1 - alpha_formula) * resi
 check(torch.allclose(emit, p, atol=1e-15), "analytic output distribution equals p")
 check(abs(float(p.sum()) - 1) < 1e-12, "p is a distribution")
 prob_total = claim("prob_total", float(emit.sum()), unit="fraction")
-residual_floor = claim("residual_floor", float(resid.min()), unit="fraction")  # max(0, p - q) is 0 where q covers p
+check(float(resid.min()) == 0.0, "the residual max(0, p - q) is 0 wherever q covers p")
 
 # %% [markdown]
 # ## Empirical test: chi-square goodness of fit at a stated false-alarm rate

@@ -59,6 +59,18 @@ tok_tp8pp2 = claim("tokens_tp8_pp2", budget / kv_tp8pp2, unit="tokens")
 req_ctx = fact("llama3_1_8b.max_position_embeddings", "context")
 req_tp16 = claim("full_context_requests_tp16", tok_tp16 / req_ctx, unit="requests")
 req_tp8pp2 = claim("full_context_requests_tp8pp2", tok_tp8pp2 / req_ctx, unit="requests")
+
+# A config copy that declares 16 KV heads hides the duplicate: TP16 then looks as good as TP8 x PP2.
+wrong_kv = given(
+    "kv_heads_wrong_config",
+    16,
+    unit="heads",
+    source="litgpt config.py listed n_query_groups=16 for Llama-3.1-405B (Lightning-AI/litgpt issue #1942); "
+    "Meta's config.json has num_key_value_heads 8",
+)
+wrong_tp8pp2 = layers / pp * max(1, wrong_kv / tp8) * kv_layer_head
+check(wrong_tp8pp2 == kv_tp16, "with 16 KV heads, TP8 x PP2 would hold no more tokens per GPU than TP16")
+claim("wrong_config_missed_capacity", tok_tp8pp2 / (budget / wrong_tp8pp2), unit="x")
 print(f"params {params / 1e9:.2f}B, weights/GPU {w_gpu / 1e9:.1f} GB, budget {budget / 1e9:.1f} GB")
 print(f"KV/token/GPU tp16 {kv_tp16 / 1024:.1f} KiB, tp8pp2 {kv_tp8pp2 / 1024:.2f} KiB")
 print(f"tokens tp16 {tok_tp16:,.0f} ({req_tp16:.2f} req), tp8pp2 {tok_tp8pp2:,.0f} ({req_tp8pp2:.2f} req)")
@@ -74,7 +86,13 @@ link_ratio = claim("nvlink_over_nic", (nvlink / 2) / nic_gbs, unit="x")
 hidden_bytes = claim("pp_bytes_per_token", hidden * bf16, unit="B")
 check(link_ratio == 9, "NVLink per direction is 9x the NIC")
 print(f"NIC {nic_gbs} GB/s; NVLink/NIC {link_ratio}x; PP handoff {hidden_bytes / 1024:.0f} KiB/token")
-allreduces = claim("tp_allreduces_per_step", 2 * layers)
+per_layer_ar = given(
+    "allreduces_per_layer", 2, source="Megatron-LM tensor parallelism: one all-reduce after attention, one after the MLP"
+)
+allreduces = claim("tp_allreduces_per_step", per_layer_ar * layers)
+claim("tp16_share_over_nic", (gpus - node) / gpus, unit="fraction")  # ranks outside the first node
+claim("fp8_tp8_gpu_share", tp8 / gpus, unit="fraction")  # GPUs per FP8 TP8 replica against BF16 TP16
+claim("kv_heads_per_rank_tp16_unrounded", kv_heads / gpus, unit="heads")
 check(allreduces == 252, "two all-reduces per layer, 252 per step")
 
 # %% [markdown]
@@ -88,7 +106,8 @@ check(abs(w_gpu_fp8 - w_gpu) < 1, "FP8 at TP8 has the same weights per GPU as BF
 node_tokens_fp8 = claim("tokens_fp8_tp8", (hbm * 1e9 * util - w_gpu_fp8) / kv_tp8, unit="tokens")
 node_hbm = claim("node_hbm", node * hbm, unit="GB")
 nvlink_dir = claim("nvlink_per_direction", nvlink / 2, unit="GB/s")
-heads_rank_tp16 = claim("kv_heads_per_rank_tp16", max(1, kv_heads / gpus), unit="heads")
+heads_rank_tp16 = max(1, kv_heads / gpus)  # a rank cannot hold a fraction of a head
+check(heads_rank_tp16 == 1, "at TP16 every rank still holds one whole KV head")
 heads_rank_tp8 = claim("kv_heads_per_rank_tp8", max(1, kv_heads / tp8), unit="heads")
 capacity_share = claim("tp16_capacity_share", tok_tp16 / tok_tp8pp2, unit="fraction")
 check(capacity_share == 0.5, "TP16 keeps half the tokens of TP8 x PP2")

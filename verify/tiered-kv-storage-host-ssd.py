@@ -17,10 +17,12 @@ pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 kv70 = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv70")
 kv8 = fact("derived.kv_bytes_per_token_llama31_8b_bf16", "kv8")
+fact("vllm.block_size_default", "block_size")  # the unit of fetch and of SSD writes
 p70 = given(
     "params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)"
 )
 p8 = given("params_8b", 8.03e9, unit="params", source="Llama-3.1-8B count from its config (memory-budget script)")
+fpp = given("flops_per_param", 2, source="a forward pass costs one multiply-add (2 FLOP) per parameter per token")
 mfu = given(
     "prefill_mfu",
     0.5,
@@ -43,22 +45,23 @@ def us(x: float) -> float:
     return x * 1e6
 
 
-rec70 = claim("recompute_us_70b", us(2 * p70 / gpus / (F * 1e12 * mfu)), unit="us")
-rec8 = claim("recompute_us_8b", us(2 * p8 / (F * 1e12 * mfu)), unit="us")
+rec70 = claim("recompute_us_70b", us(fpp * p70 / gpus / (F * 1e12 * mfu)), unit="us")
+rec8 = claim("recompute_us_8b", us(fpp * p8 / (F * 1e12 * mfu)), unit="us")
 tiers = {"dram": pcie, "ssd_own": ssd_bw, "ssd_shared": ssd_bw / gpus}
 claim("ssd_shared_gbs", ssd_bw / gpus, unit="GB/s")
 vals = {}
 for tier, bw in tiers.items():
     f70 = claim(f"fetch_us_70b_{tier}", us(kv70 / gpus / (bw * 1e9)), unit="us")
     f8 = claim(f"fetch_us_8b_{tier}", us(kv8 / (bw * 1e9)), unit="us")
+    v8 = rec8 - f8  # a negative value is stated as a loss (loss_us_8b_ssd_shared below)
     vals[tier] = (
         claim(f"value_us_70b_{tier}", rec70 - f70, unit="us"),
-        claim(f"value_us_8b_{tier}", rec8 - f8, unit="us"),
+        claim(f"value_us_8b_{tier}", v8, unit="us") if v8 >= 0 else v8,
     )
     print(f"{tier:10s} 70B fetch {f70:6.2f} us value {rec70 - f70:6.2f} | 8B fetch {f8:6.2f} us value {rec8 - f8:6.2f}")
 check(vals["ssd_shared"][1] < 0, "a node-shared SSD is worth less than nothing for the 8B model")
 check(vals["ssd_shared"][0] > 0, "the same SSD still pays for the 70B model")
-claim("ssd_shared_8b_fetch_over_recompute", (kv8 / (ssd_bw / gpus * 1e9)) / (2 * p8 / (F * 1e12 * mfu)), unit="x")
+claim("ssd_shared_8b_fetch_over_recompute", (kv8 / (ssd_bw / gpus * 1e9)) / (fpp * p8 / (F * 1e12 * mfu)), unit="x")
 
 # %% [markdown]
 # ## Capacity in tokens
@@ -74,13 +77,13 @@ claim("ssd_tokens_70b", ssd_total * 1e12 / kv70, unit="tokens")
 
 # %%
 tbw = claim("array_tbw", drives * drive_tb * 1e12 * dwpd * 365 * warranty_years, unit="B")
-rate70 = claim("write_rate_70b", gpus * F * 1e12 * mfu / (2 * p70) * kv70, unit="B/s")
-rate8 = claim("write_rate_8b", gpus * F * 1e12 * mfu / (2 * p8) * kv8, unit="B/s")
+rate70 = claim("write_rate_70b", gpus * F * 1e12 * mfu / (fpp * p70) * kv70, unit="B/s")
+rate8 = claim("write_rate_8b", gpus * F * 1e12 * mfu / (fpp * p8) * kv8, unit="B/s")
 day = 86400
-days70 = claim("days_to_wear_70b", tbw / rate70 / day)
-days8 = claim("days_to_wear_8b", tbw / rate8 / day)
+days70 = claim("days_to_wear_70b", tbw / rate70 / day, unit="days")
+days8 = claim("days_to_wear_8b", tbw / rate8 / day, unit="days")
 two = given("small_array_drives", 2, source="comparison: a node with 2 data drives of the same kind")
-days8_small = claim("days_to_wear_8b_two_drives", days8 * two / drives)
+days8_small = claim("days_to_wear_8b_two_drives", days8 * two / drives, unit="days")
 rated_daily = claim("rated_daily_writes", drives * drive_tb * 1e12 * dwpd, unit="B")
 claim("write_over_rating_8b", rate8 * day / rated_daily, unit="x")
 print(
@@ -95,7 +98,7 @@ print(
 
 # %%
 reuse = given("reuse_fraction", 0.1, unit="fraction", source="example: 10% of prefilled blocks are ever hit again")
-claim("days_to_wear_8b_second_hit", days8 / reuse)
+claim("days_to_wear_8b_second_hit", days8 / reuse, unit="days")
 
 # %% [markdown]
 # ## Break-even bandwidth per GPU for a tier (fetch time = recompute time)

@@ -204,5 +204,4 @@ check(sel[:accepted].tolist() == g[:accepted], "the accepted path is the target'
 
 # %%
 seq_passes = claim("sequential_branch_passes", n_leaves, unit="steps")
-chain_len = claim("chain_tokens_same_rows", n_nodes, unit="tokens")
 print(n_nodes, max_depth, n_leaves, accepted, emitted, sel.tolist())

@@ -31,8 +31,3 @@ t_flop_5 = claim("step_time_compute_5tok", scored * t_flop_1, unit="s")
 check(t_flop_5 < t_mem, "scoring 5 tokens still costs no more than reading the weights once")
 print(params, t_mem, t_flop_1, tps, util, ridge)
 
-# %% [markdown]
-# ## Parameter counts in the units the answer states them (billions / millions)
-
-# %%
-claim("params_billion", params / 1e9)

@@ -205,8 +205,9 @@
   }
 
   function setCounts(unlocked) {
+    // locked: what anyone may read (the free questions of a list); unlocked: all of them
     for (const el of document.querySelectorAll("[data-qb-unlock-count]")) {
-      el.textContent = unlocked ? el.dataset.qbUnlockCount : "0";
+      el.textContent = unlocked ? el.dataset.qbUnlockCount : el.dataset.qbFree || "0";
       el.closest(".qb-unlock-count")?.classList.toggle("qb-unlock-count--on", unlocked);
     }
   }

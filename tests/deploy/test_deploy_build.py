@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -49,10 +50,23 @@ def test_real_build_deploys_then_redeploys_only_what_a_page_edit_changed(
     plan = qbank("deploy", *target, "--dry-run", cwd=root, env=env)
     print(plan.stdout)
     uploads = re.findall(r"^upload +\S+ +(\S+)", plan.stdout, re.M)
-    assert "about/index.html" in uploads and "search/search_index.json" in uploads
-    for path in uploads:  # nothing whose bytes did not change because of the edit
+    assert "about/index.html" in uploads and "pagefind/pagefind-entry.json" in uploads
+    release = [p for p in uploads if p.startswith(("assets/premium/", "assets/keyslots/"))]
+    assert len(release) == 1 + 256  # each build is a new paywall release: a new content key, so new ciphertext
+    for path in uploads:  # nothing whose bytes did not change because of the edit or the new release
         text = (root / "site" / path).read_bytes()
-        assert b"zanzibar" in text or path.startswith("sitemap"), path
+        if path.startswith("pagefind/") and text[:2] == b"\x1f\x8b":
+            text = gzip.decompress(text)  # Pagefind's index chunks
+        assert (
+            b"zanzibar" in text
+            or path.startswith("sitemap")
+            or path in release
+            or b"data-qb-file=" in text  # a premium page names the release's ciphertext file
+            or path in ("pagefind/pagefind-entry.json", *(p for p in uploads if p.endswith(".pf_meta")))
+        ), path
+    assert [p for p in uploads if p.endswith(".html") and p != "about/index.html"] == [
+        "questions/base-question/index.html"
+    ]
     third = qbank("deploy", *target, cwd=root, env=env)
     assert third.returncode == 0 and f"deploy: {len(uploads)} uploaded" in third.stdout
     assert "/about/" in third.stdout  # listed for CDN invalidation

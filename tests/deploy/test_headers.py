@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,13 @@ from qbank.deploy.headers import (
     csp_for_site,
     header_rules,
     headers_for,
-    inline_script_hashes,
     parse_headers,
     parse_redirects,
     render_headers,
     render_redirects,
     write_host_files,
 )
+from qbank.paywall.csp import add_csp, header_policy
 
 
 @pytest.mark.parametrize(
@@ -75,25 +76,41 @@ def test_text_types_carry_a_charset() -> None:
 
 def test_csp_has_no_third_party_origin_and_no_unsafe_script() -> None:
     directives = dict(d.strip().split(" ", 1) for d in CSP.split(";"))
-    assert directives["default-src"] == "'self'" and directives["script-src"] == "'self'"
+    assert directives["default-src"] == "'self'" and directives["script-src"] == "'self' 'wasm-unsafe-eval'"
     assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"
     sources = " ".join(directives.values()).split()
     assert all(s.startswith("'") or s == "data:" for s in sources), sources
 
 
-def test_inline_scripts_are_allowed_by_hash_only() -> None:
+def test_inline_scripts_are_allowed_by_hash_only(tmp_path: Path) -> None:
     body = 'var __md_scope=new URL(".",location)'
     html = f'<script>{body}</script><script src="a.js"></script>'
     html += '<script id="__config" type="application/json">{}</script>'
+    (tmp_path / "a.html").write_text(html)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "index.html").write_text(html)
     expected = "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
-    assert inline_script_hashes([html, html]) == [expected]
+    script_src = dict(d.strip().split(" ", 1) for d in csp_for_site(tmp_path).split(";"))["script-src"]
+    assert script_src == f"'self' 'wasm-unsafe-eval' {expected}"  # external scripts and data blocks need no hash
 
 
-def test_csp_for_site_adds_hashes_to_script_src(tmp_path: Path) -> None:
-    (tmp_path / "index.html").write_text("<script>alert(1)</script>")
+def test_the_header_is_the_pages_own_policy_plus_frame_ancestors(tmp_path: Path) -> None:
+    page = "<html><head><style>p{color:red}</style></head><body><script>alert(1)</script></body></html>"
+    (tmp_path / "index.html").write_text(add_csp(page))
+    (tmp_path / "other.html").write_text("<html><head></head><body><script>alert(2)</script></body></html>")
+    meta = re.search(r'content="([^"]+)"', add_csp(page))
+    assert meta is not None
     csp = csp_for_site(tmp_path)
-    assert csp.startswith("default-src 'self'; script-src 'self' 'sha256-") and "unsafe-inline'; img" in csp
-    assert "'unsafe-inline'" not in csp.split("script-src", 1)[1].split(";", 1)[0]
+    assert "'unsafe-inline'" not in csp and csp.endswith("; frame-ancestors 'none'")
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    own = dict(d.strip().split(" ", 1) for d in header_policy(meta.group(1)).split(";"))
+    assert directives.keys() == own.keys()
+    for name, value in own.items():
+        if name == "script-src":  # every page's scripts: this one's and the other page's
+            assert set(value.split()) < set(directives[name].split()) and len(directives[name].split()) == 4
+        else:
+            assert directives[name] == value, name
+    assert directives["style-src"].startswith("'self' 'sha256-")
 
 
 def test_rules_round_trip_and_never_set_cache_control_twice() -> None:

@@ -1,4 +1,8 @@
-"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`."""
+"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`.
+
+The site is the real one (the repository's mkdocs.yml, hooks and site_src), so what the tests check is
+what readers get: question pages at ``/questions/<slug>/``, topic and company hubs with counts.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,6 @@ import datetime as dt
 import functools
 import http.server
 import os
-import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,9 +23,9 @@ import pytest
 from qbank.paywall.keys import format_key, generate_secret
 from qbank.paywall.ledger import open_ledger
 
-HERE = Path(__file__).parent
-REPO = HERE.parents[1]
-CASE = REPO / "tests" / "cases" / "paywall"
+from ..conftest import CASES, make_site_repo
+
+CASE = CASES / "paywall"
 QBANK = [sys.executable, "-m", "qbank.cli"]
 
 
@@ -52,21 +54,13 @@ class Built:
 
 
 def make_repo(dest: Path, site_url: str | None = None, content: Path = CASE) -> Path:
-    """A content set (the paywall test corpus by default) plus this repository's mkdocs config, hooks, sources."""
-    for part in ("questions", "answers", "verify"):
-        shutil.copytree(content / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "site_src", dest / "site_src")
-    shutil.copy(HERE / "pages_hook.py", dest / "hooks" / "pages_hook.py")
-    config = (REPO / "mkdocs.yml").read_text()
-    assert "  - hooks/qbank_hooks.py\n" in config
-    config = config.replace("  - hooks/qbank_hooks.py\n", "  - hooks/qbank_hooks.py\n  - hooks/pages_hook.py\n")
-    if site_url:
-        # mkdocs-material's instant navigation maps sitemap URLs to the page's protocol and host but
-        # keeps their port, so the served origin must be the configured one for it to engage
-        config = re.sub(r"^site_url:.*$", f"site_url: {site_url}", config, count=1, flags=re.MULTILINE)
-    (dest / "mkdocs.yml").write_text(config)
-    return dest
+    """A content set (the paywall test corpus by default) built through this repository's real site.
+
+    mkdocs.yml, hooks and site_src are the repository's own, committed to git like a checkout.
+    """
+    # mkdocs-material's instant navigation maps sitemap URLs to the page's protocol and host but keeps
+    # their port, so the served origin must be the configured one for it to engage
+    return make_site_repo(dest, content, site_url=site_url)
 
 
 def make_ledger(path: Path) -> Keys:
@@ -81,8 +75,8 @@ def make_ledger(path: Path) -> Keys:
 
 
 def qbank(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real command line."""
-    full = {k: v for k, v in os.environ.items() if k not in ("QBANK_TEST_LEAK", "QBANK_LEDGER")} | (env or {})
+    """Run the real command line (with the session's empty ledger unless ``env`` names another)."""
+    full = os.environ | (env or {})
     return subprocess.run([*QBANK, *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300)
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from qbank.paywall.ledger import open_ledger
 
-from .conftest import REPO, Built, built_and_served, rebuild
+from ..conftest import REPO
+from .conftest import Built, built_and_served, rebuild
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
 
@@ -26,6 +27,9 @@ ARGS = [
 ARTIFACTS = REPO / "test-artifacts" / "paywall"
 KV = "/questions/kv-cache-long-context/"
 DRAFT = "/questions/draft-acceptance-rate/"
+TOPIC = "/topics/kv-cache/"
+# sealed sections per page: the answer's premium ones, then the executed derivation of a premium question
+KV_SECTIONS, DRAFT_SECTIONS = 3, 2
 
 if os.environ.get("CI") != "true":  # under CI a missing Playwright is an import error, i.e. a failure
     pytest.importorskip("playwright.sync_api", reason="Playwright is in the dev extra: make venv")
@@ -82,9 +86,10 @@ def tab(browser: Browser, built: Built) -> Iterator[Tab]:
 
 def test_placeholder_shown_and_nothing_premium_fetched(tab: Tab) -> None:
     tab.goto(KV)
-    locked = tab.page.locator(".qb-locked")
-    expect(locked).to_have_count(2)
-    expect(locked.first.locator("h2")).to_have_text("The full derivation")
+    locked = tab.page.locator(".qb-premium.qb-locked")
+    expect(locked).to_have_count(KV_SECTIONS)
+    expect(locked.locator("h2")).to_have_text(["The full derivation", "Where the memory actually goes",
+                                               "Executed derivation"])
     expect(tab.page.locator(".qb-unlock-open").first).to_be_visible()
     assert "QBCANARY" not in tab.page.content()
     # the inner heading of a premium section is not in the table of contents
@@ -97,18 +102,24 @@ def test_unlock_navigate_reload_forget(tab: Tab, built: Built) -> None:
     page = tab.page
     tab.goto(DRAFT)
     tab.unlock_with(built.keys.valid)
-    expect(page.locator(".qb-unlocked")).to_have_count(1)
-    expect(page.locator(".qb-unlocked")).to_contain_text("QBCANARYGAMMA55D0")
+    # unlocked sections keep the .qb-premium class that the page's JSON-LD `hasPart` selector names
+    expect(page.locator(".qb-premium.qb-unlocked")).to_have_count(DRAFT_SECTIONS)
+    expect(page.locator(".qb-locked")).to_have_count(0)
+    section = page.locator(".qb-unlocked").first
+    expect(section).to_contain_text("QBCANARYGAMMA55D0")
+    expect(page.locator(".qb-unlocked").last.locator("h2")).to_contain_text("Executed derivation")
     # highlighting: Pygments spans are in the decrypted HTML and styled by the theme
-    keyword = page.locator(".qb-unlocked .highlight code span.k").first
+    keyword = section.locator(".highlight code span.k").first
     expect(keyword).to_have_text("def")
-    assert keyword.evaluate("el => getComputedStyle(el).color") != page.locator(
-        ".qb-unlocked .highlight code"
+    assert keyword.evaluate("el => getComputedStyle(el).color") != section.locator(
+        ".highlight code"
     ).evaluate("el => getComputedStyle(el).color")
-    copy = page.locator(".qb-unlocked pre > .md-code__nav > button.md-code__button[data-md-type=copy]")
+    copy = section.locator("pre > .md-code__nav > button.md-code__button[data-md-type=copy]")
     expect(copy).to_have_count(1)
+    blocks = page.locator(".qb-unlocked pre").count()  # the derivation's code has its button too
+    assert page.locator(".qb-unlocked pre > .md-code__nav > button").count() == blocks >= DRAFT_SECTIONS
     # the theme's stylesheet places it inside the code block, and its clipboard handler copies the code
-    box, pre = copy.bounding_box(), page.locator(".qb-unlocked pre").first.bounding_box()
+    box, pre = copy.bounding_box(), section.locator("pre").first.bounding_box()
     assert box and pre and pre["y"] <= box["y"] and box["y"] + box["height"] <= pre["y"] + pre["height"]
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
     copy.click()
@@ -117,33 +128,34 @@ def test_unlock_navigate_reload_forget(tab: Tab, built: Built) -> None:
 
     # instant navigation (no page load: a marker on window survives) to another premium page
     page.evaluate("window.__qbMarker = 42")
-    page.locator("article a", has_text="How big is the KV cache").click()
+    page.locator("article .qb-list a", has_text="How big is the KV cache").click()  # a related question
     page.wait_for_url(f"**{KV}")
-    expect(page.locator(".qb-unlocked")).to_have_count(2)
+    expect(page.locator(".qb-unlocked")).to_have_count(KV_SECTIONS)
     assert page.evaluate("window.__qbMarker") == 42, "navigation reloaded the page: instant navigation is off"
     expect(page.locator(".qb-unlocked").first).to_contain_text("QBCANARYALPHA7F3A")
     expect(page.locator(".qb-unlocked .arithmatex").first).to_be_visible()
 
-    # the hub's count, through instant navigation too
-    page.locator("article a", has_text="All questions").click()
-    page.wait_for_url("**/hub/")
+    # the topic hub's count (one of its two questions is free), through instant navigation too
+    page.locator("article .qb-tags a", has_text="KV Cache & Memory").click()
+    page.wait_for_url(f"**{TOPIC}")
+    assert page.evaluate("window.__qbMarker") == 42
     expect(page.locator("[data-qb-unlock-count]")).to_have_text("2")
 
     page.goto(tab.base + KV)
-    expect(page.locator(".qb-unlocked")).to_have_count(2)
+    expect(page.locator(".qb-unlocked")).to_have_count(KV_SECTIONS)
     tab.shot("03-reloaded")
 
     page.locator(".qb-forget").first.click()
     page.wait_for_load_state("load")
-    expect(page.locator(".qb-locked")).to_have_count(2)
+    expect(page.locator(".qb-locked")).to_have_count(KV_SECTIONS)
     expect(page.locator(".qb-unlocked")).to_have_count(0)
-    page.goto(tab.base + "/hub/")
-    expect(page.locator("[data-qb-unlock-count]")).to_have_text("0")
+    page.goto(tab.base + TOPIC)
+    expect(page.locator("[data-qb-unlock-count]")).to_have_text("1")
 
 
 def test_license_link_in_fragment(tab: Tab, built: Built) -> None:
     tab.goto(f"{KV}#license={built.keys.unsold}")
-    expect(tab.page.locator(".qb-unlocked")).to_have_count(2)
+    expect(tab.page.locator(".qb-unlocked")).to_have_count(KV_SECTIONS)
     assert "#license" not in tab.page.url
     assert not [u for u in tab.requests if "license=" in u], "the key reached a server"
 
@@ -168,7 +180,7 @@ def test_refused_keys_say_why(tab: Tab, built: Built, which: str, reason: str, t
     error = tab.page.locator(".qb-dialog__error")
     expect(error).to_have_attribute("data-reason", reason)
     expect(error).to_contain_text(text)
-    expect(tab.page.locator(".qb-locked")).to_have_count(2)
+    expect(tab.page.locator(".qb-locked")).to_have_count(KV_SECTIONS)
     assert "QBCANARY" not in tab.page.content()
     if which == "typo":
         assert not [u for u in tab.requests if "/assets/keyslots/" in u], "a typo must be caught before any request"
@@ -190,7 +202,7 @@ def test_tampered_ciphertext_fails_closed(tab: Tab, built: Built) -> None:
     status = tab.page.locator(".qb-locked__status").first
     expect(status).to_have_attribute("data-reason", "tampered")
     expect(status).to_contain_text("integrity check")
-    expect(tab.page.locator(".qb-locked")).to_have_count(2)
+    expect(tab.page.locator(".qb-locked")).to_have_count(KV_SECTIONS)
     expect(tab.page.locator(".qb-unlocked")).to_have_count(0)
     tab.shot("05-tampered")
 
@@ -212,7 +224,7 @@ def test_revoked_in_the_next_release_locks_a_remembered_device(browser: Browser,
         tab = Tab(context, site.url)
         tab.goto(KV)
         tab.unlock_with(site.keys.valid)
-        expect(tab.page.locator(".qb-unlocked")).to_have_count(2)
+        expect(tab.page.locator(".qb-unlocked")).to_have_count(KV_SECTIONS)
         with open_ledger(site.ledger) as book:
             book.revoke(site.keys.valid, "chargeback")
         rebuild(site.root, site.ledger)  # a new release key; the revoked license gets no slot

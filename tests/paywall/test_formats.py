@@ -10,7 +10,7 @@ from cryptography.exceptions import InvalidTag
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qbank.paywall.encrypt import SealError, seal_page
+from qbank.paywall.encrypt import SealError, premium_sections, seal_page
 from qbank.paywall.keys import KeyFormatError, b32decode, b32encode, derive, format_key, hkdf, parse_key
 from qbank.paywall.release import Release, open_fragment, unb64, unwrap, wrap
 from qbank.paywall.slots import Active, Ended, keyslot_files, shard_of
@@ -132,7 +132,10 @@ def test_seal_page_replaces_premium_divs_with_placeholders() -> None:
     release = Release.new()
     sealed = seal_page(PAGE, "/questions/a/", release)
     assert "secret" not in sealed.html and "Inner" not in sealed.html
-    assert sealed.html.count('class="qb-locked"') == 2
+    # paywall.js finds placeholders as `.qb-locked[data-qb-file]`; the JSON-LD `hasPart` selector is `.qb-premium`
+    placeholders = re.findall(r'<section class="qb-premium qb-locked" id="qb-premium-(\d)" data-qb-section="\1" '
+                              r'data-qb-file="([0-9a-f]{20}\.json)">', sealed.html)
+    assert [n for n, _ in placeholders] == ["0", "1"] and len({f for _, f in placeholders}) == 1
     assert '<h2 id="deep-dark">Deep &amp; dark</h2>' in sealed.html
     assert "<p>between</p>" in sealed.html and sealed.html.endswith("<p>after</p>")
     assert sealed.hidden_ids == {"inner"}
@@ -141,6 +144,18 @@ def test_seal_page_replaces_premium_divs_with_placeholders() -> None:
     sec = _sections(f.content)["0"]
     plain = open_fragment(release.key, unb64(sec["n"]), unb64(sec["c"]), "/questions/a/", "0")
     assert "secret words here" in plain and "<pre><code>x</code></pre>" in plain
+
+
+def test_locked_placeholders_of_the_renderer_are_not_sealed() -> None:
+    # with the paywall off the renderer writes placeholders carrying the same .qb-premium class
+    page = (
+        '<p>free</p><div class="qb-premium qb-locked" data-qb-section="1" data-qb-heading="H">'
+        "<p><strong>Premium section</strong> · ≈ 40 words.</p></div>"
+    )
+    assert premium_sections(page) == 0
+    sealed = seal_page(page, "/questions/a/", Release.new())
+    assert sealed.html == page and sealed.files == [] and sealed.fragments == []
+    assert premium_sections(PAGE) == 2
 
 
 def test_a_fragment_swapped_between_pages_or_sections_fails() -> None:

@@ -69,3 +69,32 @@ def test_runs_the_free_sources_also_say_are_not_leaks_but_the_rest_is(tmp_path: 
     assert scan_site(tmp_path, [premium], [free]) == []
     (tmp_path / "page.html").write_text("<p>node pays a toll nobody budgets for</p>")
     assert [leak.file for leak in scan_site(tmp_path, [premium], [free])] == ["page.html"]
+
+
+def test_runs_of_digits_alone_are_not_distinctive(tmp_path: Path) -> None:
+    # a derivation's printed table, and a minified stylesheet that happens to hold the same digits
+    table = PremiumFragment("/questions/d/", "2", "Executed derivation", "", "mask 1 1 1 1 0 0 0 0 1 1 rows kept")
+    (tmp_path / "main.min.css").write_text(".a{flex:1 1 1 1 0 0 0 0 1 1}")
+    assert scan_site(tmp_path, [table]) == []
+    (tmp_path / "page.html").write_text("<p>mask 1 1 1 1 0</p>")  # a run with a word in it still counts
+    assert [leak.file for leak in scan_site(tmp_path, [table])] == ["page.html"]
+
+
+def test_premium_headings_and_fence_info_strings_are_public(tmp_path: Path) -> None:
+    # another page's locked placeholder shows its heading; a free derivation's fence says `python`,
+    # which no reader sees, so the run across it is the one the premium derivation has
+    heading = "The numbers per step (FP8 weights, 1 byte per parameter)"
+    free_derivation = "## Counts in the units the answer states (billions)\n\n```python\nclaim('params', 70)\n```"
+    premium = PremiumFragment(
+        "/questions/e/",
+        "2",
+        "Executed derivation",
+        "",
+        "Model with FP8 weights 1 byte per parameter, we said."
+        " Counts in the units the answer states billions claim params",
+    )
+    (tmp_path / "page.html").write_text(
+        f"<h2>{heading}</h2><h2>Counts in the units the answer states (billions)</h2><pre>claim('params', 70)</pre>"
+    )
+    assert scan_site(tmp_path, [premium], [heading, free_derivation]) == []
+    assert len(scan_site(tmp_path, [premium], [])) == 1

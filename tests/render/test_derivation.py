@@ -66,3 +66,5 @@ def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
     premium = _derivation(d, True, 2, "questions/x.md", Settings())
     assert "KV = 2 L H d b" not in premium and 'data-qb-section="2"' in premium
     assert "| topk | cpu | 2026-11-29 | needs-gpu |" in premium  # stamps are not premium content
+    sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
+    assert 'class="qb-premium" data-qb-section="2"' in sealed and "### Steps" in sealed and "{=kv}" not in sealed

@@ -10,7 +10,7 @@ from qbank.render.pages import Page, render_pages
 from qbank.render.settings import Settings
 
 COUNT_RE = re.compile(
-    r'(\d+) questions? · <span class="qb-unlocked" data-qb-free="(\d+)" data-qb-total="(\d+)">(\d+)</span>'
+    r'(\d+) questions? · <span class="qb-unlock-count" data-qb-unlock-count="(\d+)" data-qb-free="(\d+)">(\d+)</span>'
 )
 
 
@@ -21,8 +21,8 @@ def sections(markdown: str) -> list[tuple[int, int, list[str]]]:
         rest = markdown[m.end():]
         block = rest.split("\n## ", 1)[0]
         slugs = re.findall(r"\]\((?:\.\./)*questions/([a-z0-9-]+)\.md\)", block)
-        assert int(m.group(1)) == int(m.group(3)) and m.group(2) == m.group(4)
-        out.append((int(m.group(1)), int(m.group(2)), slugs))
+        assert int(m.group(1)) == int(m.group(2)) and m.group(3) == m.group(4)
+        out.append((int(m.group(1)), int(m.group(3)), slugs))
     return out
 
 

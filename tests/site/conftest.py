@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from qbank.build import BuildResult, build_site
 
-from ..conftest import CASES, REPO
-
-COMMIT_DATE = "2026-11-02T12:00:00+00:00"
-
-
-def make_site_repo(root: Path) -> Path:
-    """The fixture corpus plus this repository's mkdocs.yml, hooks and site_src, committed to git."""
-    shutil.copytree(CASES / "site", root)
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(REPO / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "site_src", root / "site_src")
-    env = {**os.environ, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
-    for args in (
-        ["init", "-q"],
-        ["-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A"],
-        ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "fixture"],
-    ):
-        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
-    return root
+from ..conftest import CASES, make_site_repo
 
 
 @pytest.fixture(scope="session")
 def site_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A committed repository holding the site fixture corpus."""
-    return make_site_repo(tmp_path_factory.mktemp("site") / "repo")
+    return make_site_repo(tmp_path_factory.mktemp("site") / "repo", CASES / "site")
 
 
 @pytest.fixture(scope="session")

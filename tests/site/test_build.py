@@ -87,12 +87,12 @@ def test_counts_match_rendered_lists(site: Path) -> None:
     for rel in ("topics/kv-cache/index.html", "companies/xai/index.html", "companies/xai/kv-cache/index.html"):
         page = soup(site / rel)
         for counts in page.select(".qb-counts"):
-            span = counts.select_one(".qb-unlocked")
+            span = counts.select_one(".qb-unlock-count")
             assert span is not None
             listing = counts.find_next("ul")
             assert listing is not None
             slugs = [re.sub(r".*/questions/([^/]+)/$", r"\1", str(li.a["href"])) for li in listing.find_all("li")]
-            assert int(str(span["data-qb-total"])) == len(slugs)
+            assert int(str(span["data-qb-unlock-count"])) == len(slugs)
             assert str(span["data-qb-free"]) == span.get_text()
             assert int(span.get_text()) == sum(corpus.questions[s].access == "free" for s in slugs)
             assert counts.get_text().startswith(f"{len(slugs)} question")
@@ -106,7 +106,11 @@ def test_question_page_markup(site: Path) -> None:
     article = next(b for b in blocks if b["@type"] == "TechArticle")
     assert article["isAccessibleForFree"] is False
     assert article["dateModified"] == "2026-11-02"
-    assert len(page.select(article["hasPart"][0]["cssSelector"])) == 2
+    # the answer's two premium sections, then the executed derivation: premium on a premium question
+    sealed = page.select(article["hasPart"][0]["cssSelector"])
+    assert [s.get("class") for s in sealed] == [["qb-premium", "qb-locked"]] * 3
+    assert [s.h2.get_text() for s in sealed] == ["Rounding against clipping", "Where the failures hide",
+                                                "Executed derivation"]
     assert page.find("meta", property="og:type")["content"] == "article"
     assert "QAPage" not in str(page)
     free = soup(site / "questions/spec-speedup/index.html")

@@ -171,6 +171,10 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, double_inline=True).use(admon_plugin)
 
 
+# a label word that is a number: the unit after it belongs to a quantity ("400 Gb/s NIC")
+NUMBER_WORD_RE = re.compile(r"[\d.,]+[KMGT]?")
+
+
 def header_unit(cell: str, *, measure_only: bool = False) -> str | None:
     """The unit a table label states: 'KV (GiB)', 'share [%]', 'latency ms', 'GB/s', 'KV-only GPUs'."""
     m = HEADER_UNIT_RE.search(cell.strip())
@@ -183,7 +187,12 @@ def header_unit(cell: str, *, measure_only: bool = False) -> str | None:
     words = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", cell).split()
     if len(words) > 3 or any(w.lower() in {"/", "per"} for w in words):
         return None
-    found = [(i, u) for i, w in enumerate(words) if (u := _unit_word(w))]
+    # a unit right after a number belongs to a quantity the label states, not to the cells it labels
+    found = [
+        (i, u)
+        for i, w in enumerate(words)
+        if (u := _unit_word(w)) and not (i and NUMBER_WORD_RE.fullmatch(words[i - 1]))
+    ]
     if len(found) != 1:
         return None
     i, unit = found[0]

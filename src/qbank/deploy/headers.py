@@ -6,23 +6,19 @@ Cloudflare Pages and Netlify read (``_headers``, ``_redirects``), and ``qbank se
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import mimetypes
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-# The paywall issue owns the final policy; until it lands this is the one place to change it.
-# No third-party origin anywhere: fonts are self-hosted (`font: false`), ciphertext and keyslots are same-origin
-# fetches (connect-src), the search worker is same-origin (worker-src). Inline `<script>` blocks that
-# mkdocs-material emits are allowed by their sha256 hashes (see `csp_for_site`), never by 'unsafe-inline'.
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; "
-    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
-)
+from ..paywall.csp import header_policy, policy, site_policy
+
+# The paywall's policy (`qbank.paywall.csp`), as a header: no third-party origin anywhere (fonts are
+# self-hosted, ciphertext, keyslots and the search index are same-origin fetches), inline scripts only by
+# hash, never 'unsafe-inline'. This is the policy of a site with no inline script; `csp_for_site` adds the
+# hashes of the built pages' scripts and styles.
+CSP = header_policy(policy([], []))
 
 SECURITY_HEADERS: dict[str, str] = {
     "X-Content-Type-Options": "nosniff",
@@ -133,28 +129,9 @@ def headers_for(path: str, siblings: Iterable[str] = ()) -> ObjectHeaders:
     return ObjectHeaders(_type_of(path), cache)
 
 
-_INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S | re.I)
-
-
-def inline_script_hashes(html_texts: Iterable[str]) -> list[str]:
-    """CSP source expressions (`'sha256-...'`) for every executable inline script in the given pages."""
-    found: set[str] = set()
-    for text in html_texts:
-        for m in _INLINE_SCRIPT.finditer(text):
-            attrs = m.group("attrs").lower()
-            if "src=" in attrs or ("type=" in attrs and "javascript" not in attrs and "module" not in attrs):
-                continue  # external scripts and data blocks (application/json) need no hash
-            digest = hashlib.sha256(m.group("body").encode("utf-8")).digest()
-            found.add("'sha256-" + base64.b64encode(digest).decode("ascii") + "'")
-    return sorted(found)
-
-
-def csp_for_site(site_dir: Path, base: str = CSP) -> str:
-    """The CSP with the hashes of the site's inline scripts added to `script-src`."""
-    hashes = inline_script_hashes(p.read_text("utf-8", errors="replace") for p in sorted(site_dir.rglob("*.html")))
-    if not hashes:
-        return base
-    return base.replace("script-src 'self'", "script-src 'self' " + " ".join(hashes), 1)
+def csp_for_site(site_dir: Path) -> str:
+    """The site's Content-Security-Policy header: the pages' own policy with every page's inline hashes."""
+    return site_policy(p.read_text("utf-8", errors="replace") for p in sorted(site_dir.rglob("*.html")))
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
-"""The Content-Security-Policy of every page: scripts only from the site itself or by exact hash.
+"""The Content-Security-Policy of the site, in one place: scripts only from the site itself or by exact hash.
 
 The theme's few inline scripts are allowed by their SHA-256, computed from each built page, so a
 script injected into content (which :func:`content_scripts` refuses at build time anyway) cannot run
-and cannot read the license key-encryption key kept on the device. The policy goes into a ``<meta>``
-element first thing in ``<head>``; ``frame-ancestors`` cannot be set from a meta element, so
-:func:`header_policy` adds it for a CDN that sets headers.
+and cannot read the license key-encryption key kept on the device. Each page carries its own policy
+in a ``<meta>`` element first thing in ``<head>`` (:func:`add_csp`), so the site is protected on any
+host. Hosts that send headers get :func:`site_policy` too (``_headers``, written by
+``qbank.deploy.headers``): the same directives with every page's hashes, plus ``frame-ancestors``,
+which a meta element cannot set. A browser enforces both, so a page runs only what each allows.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Iterable
 
 SCRIPT_RE = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 STYLE_RE = re.compile(r"<style\b[^>]*>(?P<body>.*?)</style\s*>", re.IGNORECASE | re.DOTALL)
@@ -43,7 +46,8 @@ def policy(script_hashes: list[str], style_hashes: list[str]) -> str:
     return "; ".join(
         [
             "default-src 'self'",
-            "script-src " + " ".join(["'self'", *script_hashes]),
+            # WebAssembly compilation only (Pagefind's search runs as WASM), never `eval` of JavaScript
+            "script-src " + " ".join(["'self'", "'wasm-unsafe-eval'", *script_hashes]),
             "style-src " + " ".join(["'self'", *style_hashes]),
             "img-src 'self' data:",
             "font-src 'self'",
@@ -59,6 +63,17 @@ def policy(script_hashes: list[str], style_hashes: list[str]) -> str:
 def header_policy(meta_policy: str) -> str:
     """The same policy for an HTTP header, where ``frame-ancestors`` is honoured."""
     return meta_policy + "; frame-ancestors 'none'"
+
+
+def site_policy(pages: Iterable[str]) -> str:
+    """The header policy of a whole site: every page's inline script and style hashes, and ``frame-ancestors``."""
+    scripts: set[str] = set()
+    styles: set[str] = set()
+    for page in pages:
+        page_scripts, page_styles = inline_hashes(page)
+        scripts.update(page_scripts)
+        styles.update(page_styles)
+    return header_policy(policy(sorted(scripts), sorted(styles)))
 
 
 def content_scripts(content_html: str) -> int:

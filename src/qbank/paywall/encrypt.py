@@ -4,8 +4,8 @@ Contract with the renderer: with the paywall on, a question page's Markdown wrap
 in ``<div class="qb-premium" data-qb-section="I" data-qb-heading="HEADING" markdown="1">``. The page's
 HTML (after Markdown, before the theme and before search sees it) goes through :func:`seal_page`.
 Any other premium part of a page (a code drill's reference solution, its edge-case tests) uses the
-same div. Hub pages may show ``<span data-qb-unlock-count="N">0</span>``: the browser sets it to N
-once the reader's key opens the current release.
+same div. Hub pages may show ``<span data-qb-unlock-count="N" data-qb-free="F">F</span>``: the browser
+sets it to N once the reader's key opens the current release, and back to F (0 when absent) without one.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from .release import FORMAT, Release, b64
 
 PREMIUM_CLASS = "qb-premium"
+LOCKED_CLASS = "qb-locked"
 PREMIUM_DIR = "assets/premium"
 HEADING_ID_RE = re.compile(r"<h[1-6]\b[^>]*?\bid=\"([^\"]+)\"", re.IGNORECASE)
 TAG_RE = re.compile(r"<[^>]*>")
@@ -86,7 +87,9 @@ class _PremiumFinder(HTMLParser):
         if tag != "div":
             return
         a = {k: v or "" for k, v in attrs}
-        is_premium = PREMIUM_CLASS in a.get("class", "").split()
+        classes = a.get("class", "").split()
+        # a locked placeholder (the renderer's, with the paywall off) holds a notice, not premium text
+        is_premium = PREMIUM_CLASS in classes and LOCKED_CLASS not in classes
         if self.depth:
             if is_premium:
                 raise SealError(f"a premium section is nested inside another (line {self.getpos()[0]})")
@@ -124,7 +127,8 @@ def placeholder(section: str, heading: str, heading_id: str | None, words: int, 
     hid = f' id="{html.escape(heading_id)}"' if heading_id else ""
     s = html.escape(section)
     return (
-        f'<section class="qb-premium qb-locked" id="qb-premium-{s}" data-qb-section="{s}" data-qb-file="{file_name}">\n'
+        f'<section class="{PREMIUM_CLASS} {LOCKED_CLASS}" id="qb-premium-{s}" data-qb-section="{s}" '
+        f'data-qb-file="{file_name}">\n'
         f"<h2{hid}>{html.escape(heading)}</h2>\n"
         f'<p class="qb-locked__meta">Premium section · about {words} words · included in a 6-month license</p>\n'
         f'<p class="qb-locked__actions"><button type="button" class="md-button md-button--primary qb-unlock-open"'
@@ -135,23 +139,33 @@ def placeholder(section: str, heading: str, heading_id: str | None, words: int, 
     )
 
 
+def _find(page_html: str) -> list[_Span]:
+    finder = _PremiumFinder(page_html)
+    finder.feed(page_html)
+    finder.close()
+    if finder.depth:
+        raise SealError("a premium section is never closed")
+    return finder.spans
+
+
+def premium_sections(page_html: str) -> int:
+    """How many premium sections (not locked placeholders) a page's HTML holds."""
+    return len(_find(page_html)) if PREMIUM_CLASS in page_html else 0
+
+
 def seal_page(page_html: str, page_path: str, release: Release, *, buy_url: str = "/pricing/") -> SealedPage:
     """Replace every premium div of a page by a placeholder and return the ciphertext file it needs.
 
     ``page_path`` is the page's URL path on the deployed site (``/questions/slug/``); it is the
     associated data of each fragment, so the browser computes it from ``location.pathname``.
     """
-    finder = _PremiumFinder(page_html)
-    finder.feed(page_html)
-    finder.close()
-    if finder.depth:
-        raise SealError("a premium section is never closed")
-    if not finder.spans:
+    spans = _find(page_html)
+    if not spans:
         return SealedPage(page_html)
     sealed = SealedPage(page_html)
     sections: dict[str, dict[str, str]] = {}
     pieces: list[tuple[_Span, str, str, str | None, int]] = []
-    for n, span in enumerate(finder.spans):
+    for n, span in enumerate(spans):
         section = span.attrs.get("data-qb-section") or str(n)
         if section in sections:
             raise SealError(f"two premium sections are numbered {section!r}")

@@ -31,6 +31,8 @@ K = 6
 WORD_RE = re.compile(r"\w+")
 TAG_RE = re.compile(r"<[^>]*>")
 MARKER_RE = re.compile(r"\{[=!][^{}\n]*\}")
+# a fence's info string (```python) is Markdown only: no reader sees it, so neither does a fragment's text
+FENCE_RE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^\n]*$", re.MULTILINE)
 MIN_SHORT_CHARS = 12  # a premium section shorter than K words is still matched when it is this long
 
 
@@ -69,7 +71,7 @@ class Fingerprints:
     @classmethod
     def of(cls, fragments: Iterable[PremiumFragment], public: Iterable[str] = ()) -> Fingerprints:
         """Fingerprint the plaintext of each fragment, leaving out what the ``public`` texts also say."""
-        public_words = [words(strip_markers(t)) for t in public]
+        public_words = [words(FENCE_RE.sub("", strip_markers(t))) for t in public]
         seen = set().union(*(shingles(ws) for ws in public_words)) if public_words else set()
         joined_public = " ".join(" " + " ".join(ws) + " " for ws in public_words)
         long: dict[tuple[str, ...], PremiumFragment] = {}
@@ -81,12 +83,25 @@ class Fingerprints:
                 ws = ws[len(heading) :]  # the heading is on the placeholder; a run across it and the body is not
             if len(ws) >= K:
                 for s in shingles(ws) - shingles(heading) - seen:
-                    long.setdefault(s, f)
+                    if distinctive(s):
+                        long.setdefault(s, f)
             else:
                 needle = " " + " ".join(ws) + " "
-                if len(needle) - 2 >= MIN_SHORT_CHARS and ws != heading and needle not in joined_public:
+                if (
+                    len(needle) - 2 >= MIN_SHORT_CHARS
+                    and ws != heading
+                    and distinctive(ws)
+                    and needle not in joined_public
+                ):
                     short.append((needle, f))
         return cls(long, short)
+
+
+def distinctive(ws: Iterable[str]) -> bool:
+    """Whether a run of words can tell its section apart: not digits only."""
+    # runs such as `1 2 3 4 5 6` or `0 0 0 0 1 1` (a derivation's printed tables) also turn up in minified
+    # scripts and stylesheets (measured on the real corpus: 5 false hits without this)
+    return any(not w.isdigit() for w in ws)
 
 
 def strip_markers(text: str) -> str:
@@ -95,11 +110,13 @@ def strip_markers(text: str) -> str:
 
 
 def public_texts(corpus: Corpus) -> Iterator[str]:
-    """Everything the sources publish freely: free answer text, free derivations, every string field."""
+    """Everything the sources publish freely: free answer text, premium headings, free derivations, string fields."""
     from ..render.derivation import latest
 
     for answer in corpus.answers.values():
         yield answer.free_markdown
+        # a premium section's heading is public: the locked placeholder shows it
+        yield from (section.heading for section in answer.premium)
     for slug, question in corpus.questions.items():
         # a free question's derivation is public, so the boilerplate it shares with premium ones
         # (imports, API calls) is not premium text

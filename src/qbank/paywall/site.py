@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 from ..problems import Problem, error, warning
 from .csp import add_csp, content_scripts
-from .encrypt import CiphertextFile, PremiumFragment, seal_page
+from .encrypt import CiphertextFile, PremiumFragment, premium_sections, seal_page
 from .ledger import default_ledger_path, open_ledger
 from .release import Release
 from .slots import keyslot_files
@@ -109,11 +109,11 @@ def on_page_content(html: str, page: Any, config: Any) -> str:
     build = current(config)
     if content_scripts(html):
         raise PaywallBuildError(f"{page.file.src_uri}: page content may not contain <script> (CSP forbids it)")
-    if "qb-premium" not in html:
-        return html
-    if not build.enabled:
-        raise PaywallBuildError(f"{page.file.src_uri}: premium sections on a page while the paywall is disabled")
     try:
+        if not premium_sections(html):
+            return html
+        if not build.enabled:
+            raise PaywallBuildError(f"{page.file.src_uri}: premium sections on a page while the paywall is disabled")
         sealed = seal_page(html, page_path(config, page.url), build.release, buy_url=build.buy_url)
     except ValueError as exc:
         raise PaywallBuildError(f"{page.file.src_uri}: {exc}") from exc

@@ -93,8 +93,9 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
     parts: list[str] = []
     if d.markdown:
         if premium:
-            parts.append(_section("Executed derivation", "## Executed derivation\n\n" + d.markdown, index, src,
-                                  settings))
+            # demoted like a free one: unlocked, its headings sit under the page's h1 too
+            parts.append(_section("Executed derivation", "## Executed derivation\n\n" + _demote(d.markdown), index,
+                                  src, settings))
         else:
             parts += ["## Executed derivation", "", strip_markers(_demote(d.markdown)).strip(), ""]
     if d.kernels:

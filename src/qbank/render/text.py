@@ -23,10 +23,10 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def counts(total: int, free: int) -> str:
-    """The ``N questions · M unlocked for you`` line; the paywall's JS updates the marked span."""
+    """The ``N questions · M unlocked for you`` line; the paywall's JS shows N in the marked span once unlocked."""
     return (
-        f'<p class="qb-counts">{plural(total, "question")} · '
-        f'<span class="qb-unlocked" data-qb-free="{free}" data-qb-total="{total}">{free}</span> unlocked for you</p>'
+        f'<p class="qb-counts">{plural(total, "question")} · <span class="qb-unlock-count" '
+        f'data-qb-unlock-count="{total}" data-qb-free="{free}">{free}</span> unlocked for you</p>'
     )
 
 

@@ -1,7 +1,7 @@
 # %%
-from qbank.verify import claim, given
+from qbank.verify import check, given
 
 layers = given("layers", 80, source="test fixture")
-claim("double_layers", 2 * layers)
-given("bytes_per_value", 2, unit="B", source="bf16 stores 2 bytes per value")
-given("kv_tensors", 2, source="one key and one value vector per token")
+bytes_per_value = given("bytes_per_value", 2, unit="B", source="bf16 stores 2 bytes per value")
+kv_tensors = given("kv_tensors", 2, source="one key and one value vector per token")
+check(kv_tensors * layers * bytes_per_value > 0, "every factor of the cache size is positive")

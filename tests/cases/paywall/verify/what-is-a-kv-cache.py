@@ -1,5 +1,5 @@
 # %%
-from qbank.verify import claim, given
+from qbank.verify import check, given
 
-layers = given("layers", 80, source="test fixture")
-claim("double_layers", 2 * layers)
+kv_tensors = given("kv_tensors", 2, source="one key and one value vector per token")
+check(kv_tensors == 2, "a key and a value per token")

@@ -1,3 +1,3 @@
-from qbank.verify import claim
+from qbank.verify import check
 
-claim("x", 1)
+check(2 * 2 == 4, "the fixture script runs")
