@@ -18,7 +18,7 @@ import pytest
 
 from qbank.build import build_site
 
-from .site.conftest import make_site_repo
+from .conftest import CASES, make_site_repo
 
 SLUG = "kv-block-waste"  # a premium question of the site fixture
 PAGE = f"questions/{SLUG}/"
@@ -85,7 +85,7 @@ class Preview:
 @pytest.fixture
 def preview(tmp_path: Path) -> Iterator[Preview]:
     """`qbank serve` over a copy of the site fixture, on a free port; stopped at teardown."""
-    server = Preview(make_site_repo(tmp_path / "repo"), tmp_path / "terminal.log")
+    server = Preview(make_site_repo(tmp_path / "repo", CASES / "site"), tmp_path / "terminal.log")
     try:
         yield server
     finally:
@@ -129,7 +129,7 @@ def test_preview_reflects_edits_and_problems(preview: Preview) -> None:
 
 
 def test_build_refuses_the_preview_flag(tmp_path: Path) -> None:
-    root = make_site_repo(tmp_path / "repo")
+    root = make_site_repo(tmp_path / "repo", CASES / "site")
     config = root / "mkdocs.yml"
     config.write_text(config.read_text().replace("  qbank:\n", "  qbank:\n    preview: true\n", 1))
     result = build_site(root)
@@ -139,7 +139,7 @@ def test_build_refuses_the_preview_flag(tmp_path: Path) -> None:
 
 
 def test_plain_mkdocs_build_refuses_the_preview_flag_without_a_serve_loop(tmp_path: Path) -> None:
-    root = make_site_repo(tmp_path / "repo")
+    root = make_site_repo(tmp_path / "repo", CASES / "site")
     config = root / "mkdocs.yml"
     config.write_text(config.read_text().replace("  qbank:\n", "  qbank:\n    preview: true\n", 1))
     run = subprocess.run(
