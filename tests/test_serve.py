@@ -111,6 +111,9 @@ def test_preview_reflects_edits_and_problems(preview: Preview) -> None:
     assert edited != original
     answer.write_text(edited)
     preview.page_when(lambda h: "FRESH-EDIT-7781" in h)
+    counts = re.findall(r"(\d+)/(\d+) pages rendered", preview.terminal())
+    assert int(counts[0][0]) == int(counts[0][1])  # the first build renders every page
+    assert any(0 < int(n) < int(m) for n, m in counts[1:])  # a save re-renders only the pages it changed
 
     broken = edited.replace("\n///\n", "\n")  # the premium block is no longer closed
     answer.write_text(broken)
