@@ -68,6 +68,11 @@ def open_session(root: Path) -> Session:
     return session
 
 
+def current(root: Path) -> Session:
+    """The serve loop's session of ``root`` (it must be open)."""
+    return _SESSIONS[root.resolve()]
+
+
 def close_session(root: Path) -> None:
     """Forget the serve loop of ``root``."""
     _SESSIONS.pop(root.resolve(), None)
@@ -221,6 +226,7 @@ __all__ = [
     "broken_questions",
     "by_slug",
     "close_session",
+    "current",
     "flag_on",
     "home_banner",
     "open_session",

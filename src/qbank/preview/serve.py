@@ -24,7 +24,7 @@ from mkdocs.livereload import LiveReloadServer
 from ..build import PRELOADED
 from ..pipeline import check_all
 from ..problems import Report
-from . import close_session, open_session, set_flag
+from . import close_session, current, open_session, set_flag
 
 WATCHED = ("questions", "answers", "verify", "site_src", "hooks", "mkdocs.yml")
 """What a save in triggers a rebuild (verify/ includes ``_lib/facts.yaml``)."""
@@ -72,9 +72,7 @@ def rebuild(root: Path, site_dir: Path, serve_url: str) -> Rebuild:
     """Check the content, then build the preview site; content errors are reported, never raised."""
     from mkdocs.commands.build import build
 
-    from . import _SESSIONS
-
-    session = _SESSIONS[root.resolve()]
+    session = current(root)
     t0 = time.perf_counter()
     corpus, report = check_all(root, memo=session.memo)
     session.checked(corpus, report)
