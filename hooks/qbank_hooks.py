@@ -10,6 +10,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
+from qbank import preview
 from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
@@ -28,12 +29,16 @@ _STATE: dict[str, Any] = {}
 def on_config(config: Any) -> Any:
     """Load the corpus and render every generated page once per build."""
     root = Path(config["config_file_path"]).parent
+    try:
+        session = preview.session_for(config, root)  # `qbank serve` only; a build with the flag refuses here
+    except preview.PreviewFlagError as exc:
+        raise PluginError(str(exc)) from exc
     settings = settings_from(config.get("site_url"), config.get("extra"))
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates)
-    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages})
+    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session)
     paywall.on_config(config)
     return config
 
@@ -42,6 +47,11 @@ def on_files(files: Files, config: Any) -> Files:
     """Add every generated page in memory (no stub files on disk)."""
     for page in _STATE["pages"]:
         files.append(File.generated(config, page.path, content=page.markdown))
+    session = _STATE["preview"]
+    if session:
+        for slug in preview.broken_questions(session):  # a page to carry the banner
+            files.append(File.generated(config, f"questions/{slug}.md", content=preview.stub_markdown(slug)))
+        preview.skip_unchanged(session, files, {p.path: (p.markdown, p.meta) for p in _STATE["pages"]})
     return files
 
 
@@ -75,29 +85,37 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    session = _STATE["preview"]
+    if session and session.incremental:
+        return  # preview, after a save: the search index of the last full build stays (its snippets may lag)
     failure = build_search_index(site)
     if failure:
         raise PluginError(failure)
-    write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+    if not session:
+        write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     """Replace premium sections by placeholders; their ciphertext is written after the build."""
     try:
-        return paywall.on_page_content(html, page, config)
+        html = paywall.on_page_content(html, page, config)
     except paywall.PaywallBuildError as exc:
         raise PluginError(str(exc)) from exc
+    session = _STATE["preview"]
+    return preview.banner_for(session, page.file.src_uri) + html if session else html
 
 
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Add the Content-Security-Policy."""
-    return paywall.on_post_page(output)
+    """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline)."""
+    return output if _STATE["preview"] else paywall.on_post_page(output)
 
 
 @event_priority(-100)
 def on_post_template(output_content: str, template_name: str, config: Any) -> str:
     """Add the Content-Security-Policy to theme pages such as 404.html."""
-    return paywall.on_post_page(output_content) if template_name.endswith(".html") else output_content
+    if _STATE["preview"] or not template_name.endswith(".html"):
+        return output_content
+    return paywall.on_post_page(output_content)
 

@@ -35,10 +35,15 @@ def mkdocs_build(root: Path, out: Path) -> str:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
+    from . import preview
+
     cwd = Path.cwd()
     os.chdir(root)  # mkdocs resolves hooks and docs_dir relative to the config file and cwd
     try:
         config = load_config(str(root / "mkdocs.yml"), site_dir=str(out))
+        if preview.flag_on(config):  # only `qbank serve` sets it, and never through here
+            raise preview.PreviewFlagError(f"extra.qbank.{preview.FLAG} is set in mkdocs.yml: a build never shows "
+                                           "premium sections; remove it")
         logging.getLogger("mkdocs").setLevel(logging.WARNING)
         build(config)
         return str(config["site_url"] or "")

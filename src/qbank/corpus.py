@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .answers import Answer, parse_answer
+from .memo import Memo
 from .model import Company, Concept, Question, Topic, check_slug
 from .problems import Problem, Report, error, warning
 from .sources import Located, Pos, load_model, load_yaml, read_text, validation_problems
@@ -327,8 +328,25 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
     report.extend(problems)
 
 
-def load_corpus(root: Path) -> tuple[Corpus, Report]:
-    """Load and check the whole repository; the report holds every problem found."""
+def _load_question(path: Path, rel: str, memo: Memo | None) -> tuple[Question | None, Located | None, list[Problem]]:
+    if memo is None:
+        return load_model(path, rel, Question)
+    try:
+        st = path.stat()
+    except OSError:
+        return load_model(path, rel, Question)
+    key = (rel, st.st_mtime_ns, st.st_size)
+    if key not in memo.loaded:
+        memo.loaded[key] = load_model(path, rel, Question)
+    found: tuple[Question | None, Located | None, list[Problem]] = memo.loaded[key]
+    return found[0], found[1], list(found[2])
+
+
+def load_corpus(root: Path, memo: Memo | None = None) -> tuple[Corpus, Report]:
+    """Load and check the whole repository; the report holds every problem found.
+
+    With a ``memo``, a question file unchanged since the last load (same mtime and size) is not parsed again.
+    """
     corpus = Corpus(root=root)
     report = Report()
     for name, key, model in (
@@ -354,7 +372,7 @@ def load_corpus(root: Path) -> tuple[Corpus, Report]:
     for slug, path in question_files.items():
         rel = corpus.question_path(slug)
         report.files += 1
-        question, located, problems = load_model(path, rel, Question)
+        question, located, problems = _load_question(path, rel, memo)
         report.extend(problems)
         if located is not None:
             corpus.positions[rel] = located

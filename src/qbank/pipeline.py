@@ -6,20 +6,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .corpus import Corpus, load_corpus
+from .memo import Memo
 from .problems import Report
 
 
 def check_all(
-    root: Path, *, verify: bool = True, jobs: int = 0, log: Callable[[str], None] | None = None
+    root: Path,
+    *,
+    verify: bool = True,
+    jobs: int = 0,
+    log: Callable[[str], None] | None = None,
+    memo: Memo | None = None,
 ) -> tuple[Corpus, Report]:
     """Every problem of the repository: content, verification outcomes and numbers in prose.
 
     With ``verify``, stale scripts run first (sandboxed; cached ones cost a stat), so claims bind
     against values of the scripts as they are now; without it, claims use whatever records exist.
+    A ``memo`` (kept by `qbank serve` between saves) skips parsing the files that did not change.
     """
     from .claims import check_corpus
 
-    corpus, report = load_corpus(root)
+    corpus, report = load_corpus(root, memo=memo)
     if verify and corpus.verify_scripts:
         from .verify import engine
 
@@ -28,5 +35,5 @@ def check_all(
         if slugs:
             run = engine.verify(root, engine.VerifyConfig(slugs=slugs, jobs=jobs), log=log)
             report.extend(run.report.problems)
-    report.extend(check_corpus(corpus).problems)
+    report.extend(check_corpus(corpus, memo=memo).problems)
     return corpus, report

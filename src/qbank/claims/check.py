@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..corpus import Corpus
+from ..memo import Memo
 from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
@@ -103,11 +104,21 @@ def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | 
     return bind_answer(slug, path, quantities, orphans, values)
 
 
-def check_corpus(corpus: Corpus, values: ValuesFor | None = None) -> ClaimsReport:
-    """Bind every answer of the corpus against its script's latest record (or ``values(root, slug)``)."""
+def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | None = None) -> ClaimsReport:
+    """Bind every answer of the corpus against its script's latest record (or ``values(root, slug)``).
+
+    With a ``memo``, an answer whose text was extracted before is only bound again (values may have changed).
+    """
     values = values or values_module.values_for
     report = ClaimsReport()
     for slug in sorted(corpus.answers):
         answer = corpus.answers[slug]
-        report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
+        if memo is None:
+            report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
+            continue
+        if answer.text not in memo.extracted:
+            memo.extracted[answer.text] = extract(answer.text)
+        quantities, orphans = memo.extracted[answer.text]
+        found = values(corpus.root, slug)
+        report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found))
     return report

@@ -25,6 +25,8 @@ from .text import approx_words, attr, md_escape, rel, strip_markers
 
 PREMIUM_CLASS = "qb-premium"
 PREMIUM_SELECTOR = "." + PREMIUM_CLASS
+PREVIEW_CLASS = "qb-preview-premium"
+"""Premium shown in `qbank serve`: a class the paywall neither seals nor matches (no ``qb-premium`` in it)."""
 
 
 def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str) -> str:
@@ -58,7 +60,18 @@ def premium_block(heading: str, markdown: str, index: int) -> str:
     )
 
 
+def preview_block(heading: str, markdown: str, index: int) -> str:
+    """`qbank serve` only: a premium section shown in full under a clear marker (never sealed, never built)."""
+    return (
+        f'<div class="{PREVIEW_CLASS}" data-qb-section="{index}" data-qb-heading="{attr(heading)}" markdown="1">\n\n'
+        f'<p class="qb-preview-mark">preview: premium shown (sealed in a build)</p>\n\n'
+        f"{strip_markers(markdown).strip()}\n\n</div>\n"
+    )
+
+
 def _section(heading: str, markdown: str, index: int, src: str, settings: Settings) -> str:
+    if settings.preview:
+        return preview_block(heading, markdown, index)
     if settings.paywall:
         return premium_block(heading, markdown, index)
     return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING))

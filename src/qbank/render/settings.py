@@ -23,6 +23,8 @@ class Settings:
     """How many most-voted questions the home page lists."""
     related_max: int = 5
     """How many related questions a question page lists."""
+    preview: bool = False
+    """`qbank serve` only: premium sections shown in full, marked as preview (the hooks refuse it in a build)."""
 
     @property
     def base(self) -> str:
