@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from ..corpus import Corpus
 from .common import (
     COMPANIES,
@@ -56,9 +58,7 @@ def companies_index(corpus: Corpus, settings: Settings) -> Page:
             + ", with their rounds and tagged questions."
         ),
         crumbs=(("Home", HOME), ("Companies", src)),
-        jsonld=(
-            item_list("Companies", [(c.name, company_path(c.slug)) for c in corpus.companies.values()], settings),
-        ),
+        jsonld=(item_list("Companies", [(c.name, company_path(c.slug)) for c in corpus.companies.values()], settings),),
         kind="hub",
         sources=(CATALOG_COMPANIES, *qsources(corpus, list(corpus.questions))),
     )
@@ -87,7 +87,7 @@ def company_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         body.append(f"{i}. [{md_escape(title)}]({rel(src, round_target(corpus, slug, rnd.topic, settings))}){note}")
     body += [
         "",
-        f'<p class="qb-source">Source: {c.source} (checked {c.checked.isoformat()}).</p>',
+        f'<p class="qb-source">Source: {html.escape(c.source)} (checked {c.checked.isoformat()}).</p>',
         "",
         f"## Questions tagged to {c.name}",
         "",
@@ -192,4 +192,3 @@ def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Setti
         sources=(CATALOG_COMPANIES, CATALOG_TOPICS, *qsources(corpus, mine + more)),
     )
     return make_page(meta, "\n".join(body))
-
