@@ -37,6 +37,16 @@ REPO = Path(__file__).resolve().parents[2]
 _names = itertools.count()
 
 
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """End a server the fixture started: politely, then by force."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -70,12 +80,7 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.2)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @pytest.fixture(autouse=True)
@@ -229,9 +234,4 @@ def serving(site: Path) -> Iterator[str]:
         assert match, f"qbank serve said: {line!r}"
         yield match.group(0)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
