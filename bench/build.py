@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -239,11 +241,16 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="builds of each kind; the best is kept")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="qbank-bench-"))
+    return print_figures("qbank-bench-", args.keep, lambda tmp: run(args.n, args.repeat, tmp))
+
+
+def print_figures(prefix: str, keep: bool, measure: Callable[[Path], dict[str, Any]]) -> int:
+    """Run ``measure`` in a fresh temporary folder and print its figures as JSON; remove the folder unless kept."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        print(json.dumps(run(args.n, args.repeat, tmp), indent=2))
+        print(json.dumps(measure(tmp), indent=2))
     finally:
-        if args.keep:
+        if keep:
             print(f"kept {tmp}", file=sys.stderr)
         else:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import re
-import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -165,15 +162,7 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=3, help="saves timed each way; the median is reported")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (and the server logs)")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="qbank-bench-serve-"))
-    try:
-        print(json.dumps(run(args.n, args.edits, tmp), indent=2))
-    finally:
-        if args.keep:
-            print(f"kept {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return int(_bench_build().print_figures("qbank-bench-serve-", args.keep, lambda tmp: run(args.n, args.edits, tmp)))
 
 
 if __name__ == "__main__":
