@@ -109,7 +109,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page
 def on_post_page(output: str, page: Any, config: Any) -> str:
     """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline)."""
-    return output if _STATE["preview"] else paywall.on_post_page(output)
+    return output if _STATE["preview"] else paywall.on_post_page(output, config)
 
 
 @event_priority(-100)
@@ -117,5 +117,5 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
     """Add the Content-Security-Policy to theme pages such as 404.html."""
     if _STATE["preview"] or not template_name.endswith(".html"):
         return output_content
-    return paywall.on_post_page(output_content)
+    return paywall.on_post_page(output_content, config)
 

@@ -1,6 +1,7 @@
 /* qbank paywall: premium sections unlocked in the browser with a license key and WebCrypto.
  *
  * Formats mirror src/qbank/paywall (keys.py, release.py, slots.py, encrypt.py); change them together.
+ * Keyslots live at assets/keyslots/<release id>/<shard>.json, written by the deploy job, not the build.
  * The printed key is never stored: it derives (HKDF-SHA-256) a public identifier and a
  * key-encryption key, and only those are kept on the device, the key-encryption key as a
  * non-extractable CryptoKey in IndexedDB, so no script can read its bytes back out.
@@ -106,29 +107,45 @@
     try { return await res.json(); } catch { throw new PaywallError("tampered", MSG.tampered()); }
   }
 
-  async function releaseKey(cred, fresh = false) {
+  // The page names its release: the ciphertext files it points at carry the id (a page cached at the edge
+  // thus never meets another release's slots), and every page also says it in <meta name="qbank-release">.
+  async function pageRelease() {
+    const spot = document.querySelector(".qb-locked[data-qb-file]");
+    if (spot) return (await fetchJSON(new URL(`premium/${spot.dataset.qbFile}`, ASSETS))).release;
+    const meta = document.querySelector('meta[name="qbank-release"]');
+    return meta ? meta.content : undefined;
+  }
+
+  // A slot entry is [k, m] (slots.py): k = AES-KW(KEK, K), m = nonce || AES-GCM(K, status). K is the release
+  // key for a license that may read this release, a status key that opens only m for an ended one.
+  async function releaseKey(cred, releaseId, fresh = false) {
+    if (!releaseId || !/^[0-9a-f]+$/.test(releaseId)) throw new PaywallError("stale", MSG.stale());
     const shardName = cred.id.slice(0, SHARD_CHARS);
-    let shard = fresh ? undefined : state.shards.get(shardName);
+    const cacheKey = `${releaseId}/${shardName}`;
+    let shard = fresh ? undefined : state.shards.get(cacheKey);
     if (!shard) {
-      shard = await fetchJSON(new URL(`keyslots/${shardName}.json`, ASSETS), fresh);
-      state.shards.set(shardName, shard);
+      shard = await fetchJSON(new URL(`keyslots/${releaseId}/${shardName}.json`, ASSETS), fresh);
+      state.shards.set(cacheKey, shard);
     }
-    const slot = shard.slots && shard.slots[cred.id];
-    if (!slot) {
-      const ended = shard.ended && shard.ended[cred.id];
-      if (ended && ended.s === "expired") throw new PaywallError("expired", MSG.expired(ended.on));
-      if (ended && ended.s === "revoked") throw new PaywallError("revoked", MSG.revoked());
-      throw new PaywallError("unknown", MSG.unknown());
-    }
-    // the next build drops an expired license's slot; until then the device already says so
-    if (slot.until && new Date().toISOString().slice(0, 10) >= slot.until) {
-      throw new PaywallError("expired", MSG.expired(slot.until));
-    }
-    let key;
+    if (shard.release !== releaseId) throw new PaywallError("tampered", MSG.tampered());
+    const entry = shard.slots && shard.slots[cred.id];
+    if (!entry) throw new PaywallError("unknown", MSG.unknown());
+    let key, status;
     try {
-      key = await crypto.subtle.unwrapKey("raw", unb64(slot.k), cred.kek, "AES-KW", "AES-GCM", false, ["decrypt"]);
+      key = await crypto.subtle.unwrapKey("raw", unb64(entry[0]), cred.kek, "AES-KW", "AES-GCM", false, ["decrypt"]);
+      const m = unb64(entry[1]);
+      const plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: m.slice(0, 12), additionalData: enc.encode(`qbank/slot/v2|${releaseId}|${cred.id}`) },
+        key, m.slice(12));
+      status = JSON.parse(new TextDecoder().decode(plain));
     } catch { throw new PaywallError("tampered", MSG.tampered()); }
-    return { id: shard.release, key, until: slot.until };
+    if (status.s === "expired") throw new PaywallError("expired", MSG.expired(status.on));
+    if (status.s !== "active") throw new PaywallError("revoked", MSG.revoked());
+    // the next refresh drops an expired license's slot; until then the device already says so
+    if (status.until && new Date().toISOString().slice(0, 10) >= status.until) {
+      throw new PaywallError("expired", MSG.expired(status.until));
+    }
+    return { id: releaseId, key, until: status.until };
   }
 
   // ---- the page ----
@@ -269,7 +286,7 @@
     try {
       if (!window.crypto || !crypto.subtle) throw new PaywallError("insecure", MSG.insecure());
       const cred = await derive(await parseKey(text)); // a typo is caught here, before any request
-      const release = await releaseKey(cred);
+      const release = await releaseKey(cred, await pageRelease());
       // a browser without IndexedDB (some private modes) still unlocks this page view
       await saveCred(cred).catch(() => undefined);
       state.cred = cred; state.release = release;
@@ -285,13 +302,15 @@
 
   async function unlock() {
     try {
-      if (!state.release) state.release = await releaseKey(state.cred);
+      const releaseId = await pageRelease();
+      if (!state.release || state.release.id !== releaseId) state.release = await releaseKey(state.cred, releaseId);
       setCounts(true);
       try {
         await openPage(state.release);
       } catch (e) {
         if (!(e instanceof PaywallError) || e.reason !== "stale") throw e;
-        state.release = await releaseKey(state.cred, true); // a deploy happened since the keyslot was read
+        // a deploy happened since this page was fetched: read the slots again, bypassing caches
+        state.release = await releaseKey(state.cred, await pageRelease(), true);
         await openPage(state.release);
       }
     } catch (e) {

@@ -21,6 +21,8 @@ from urllib.parse import urlparse
 from .problems import FORMATS, Report, render
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
     from .corpus import Corpus
 
 EXIT_OK, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -145,11 +147,26 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .build import build_site
 
     root = _root(args)
+    if args.recipient:  # the hooks run in this process and read the recipient from the environment
+        os.environ["QBANK_RELEASE_RECIPIENT"] = str(Path(args.recipient).expanduser().resolve())
     result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None, links=not args.no_links)
     code = emit(result.report, args)
     if result.site_dir is not None and args.format != "json":
         print(f"built {result.site_dir.relative_to(root) if result.site_dir.is_relative_to(root) else result.site_dir}")
+        release = _built_release(result.site_dir)
+        sealed = root / ".qbank" / "release" / f"{release}.sealed.json" if release else None
+        if sealed is not None and sealed.is_file():
+            print(f"release {release} sealed to the recipient: {sealed.relative_to(root)}")
     return code if result.site_dir is not None or code else EXIT_CONTENT
+
+
+def _built_release(site: Path) -> str | None:
+    try:
+        doc = json.loads((site / "qbank-build.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    release = doc.get("release") if isinstance(doc, dict) else None
+    return release if isinstance(release, str) and re.fullmatch(r"[0-9a-f]+", release) else None
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
@@ -170,8 +187,47 @@ def cmd_deploy(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     if args.grace_days < 0 or args.jobs < 1:
         raise UsageError("--grace-days must be >= 0 and --jobs >= 1")
-    store = S3Store(make_client(args.endpoint_url, args.region), target)
+    from .deploy.release import (
+        ReleaseError,
+        check_private,
+        check_release,
+        check_site_holds_no_secret,
+        check_site_url,
+        site_info,
+        store_sealed,
+    )
+
+    if bool(args.release) != bool(args.private):
+        raise UsageError("--release and --private go together")
+    client = make_client(args.endpoint_url, args.region)
+    store = S3Store(client, target)
     try:
+        info = site_info(site)
+        check_site_url(info, args.site_url or os.environ.get("QBANK_SITE_URL"))
+        check_site_holds_no_secret(site)
+        sealed_body = None
+        if args.release:
+            from .paywall.recipient import SealedRelease, SealError
+
+            private = parse_target(args.private)
+            check_private(target, private)
+            try:
+                sealed_body = Path(args.release).read_bytes()
+                sealed_id = SealedRelease.from_json(sealed_body).release_id
+            except (OSError, SealError) as exc:
+                raise ReleaseError(f"{args.release}: {exc}") from None
+            check_release(info, sealed_id)
+    except (ReleaseError, ValueError) as exc:
+        sys.stderr.write(f"qbank: error: deploy refused: {exc}\n")
+        return EXIT_CONTENT
+    release = info.get("release")
+    if isinstance(release, str) and not (site / "assets" / "keyslots" / release).is_dir():
+        sys.stderr.write(f"qbank: warning: the site has no keyslots for release {release}: no key opens it "
+                         "(run `qbank paywall keyslots` first)\n")
+    try:
+        if sealed_body is not None and not args.dry_run:
+            key = store_sealed(client, private, sealed_id, sealed_body)
+            print(f"sealed release {sealed_id} stored at s3://{private.bucket}/{key}")
         plan = plan_deploy(store, scan_site(site), datetime.now(UTC), timedelta(days=args.grace_days))
         if args.format == "json" and args.dry_run:
             print(json.dumps({"actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
@@ -324,6 +380,76 @@ def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_paywall_keygen(args: argparse.Namespace) -> int:
+    """Make a release identity (X25519): the private key file (0600) and its public key next to it."""
+    from .paywall.recipient import SealError, keygen
+
+    try:
+        private, public, text = keygen(Path(args.out).expanduser())
+    except SealError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"release identity (secret, keep it in the deploy environment only): {private}")
+    print(f"recipient public key (commit it; extra.paywall.recipient): {public}")
+    print(text, end="")
+    return EXIT_OK
+
+
+def _identity() -> X25519PrivateKey:
+    from .paywall.recipient import SealError, identity_from_env
+
+    try:
+        return identity_from_env()
+    except SealError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_paywall_keyslots(args: argparse.Namespace) -> int:
+    """Deploy job: unseal the release key, read the ledger, write the site's keyslot files."""
+    from .paywall.keyslots import KeyslotError, run_keyslots
+    identity = _identity()
+    today = _date(args.today) if args.today else dt.date.today()
+    try:
+        slots = run_keyslots(Path(args.site).resolve(), Path(args.release), identity, args.ledger, today,
+                             endpoint_url=args.endpoint_url, block=args.block)
+    except KeyslotError as exc:
+        sys.stderr.write(f"qbank: error: keyslots: {exc}\n")
+        return EXIT_CONTENT
+    size = sum(len(b) for b in slots.files.values())
+    print(f"keyslots: release {slots.release_id}, {len(slots.files)} shard files ({size} B) under "
+          f"assets/keyslots/{slots.release_id}/: {slots.active} licenses open it, {slots.ended} ended")
+    return EXIT_OK
+
+
+def cmd_paywall_refresh(args: argparse.Namespace) -> int:
+    """Scheduled: recompute the live release's keyslots from the ledger and upload only what changed."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from .deploy import format_plan, make_client, parse_target
+    from .paywall.keyslots import KeyslotError
+    from .paywall.refresh import refresh
+
+    identity = _identity()
+    try:
+        public, private = parse_target(args.target), parse_target(args.private)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    today = _date(args.today) if args.today else dt.date.today()
+    try:
+        run = refresh(make_client(args.endpoint_url, args.region), public, private, identity, args.ledger, today,
+                      endpoint_url=args.endpoint_url, dry_run=args.dry_run)
+    except KeyslotError as exc:
+        sys.stderr.write(f"qbank: error: refresh: {exc}\n")
+        return EXIT_CONTENT
+    except (BotoCoreError, ClientError) as exc:
+        sys.stderr.write(f"qbank: refresh failed: {type(exc).__name__}: {exc}\n")
+        return EXIT_INTERNAL
+    print(f"refresh: release {run.release_id}: {run.slots.active} licenses open it, {run.slots.ended} ended")
+    print(format_plan(run.plan, verbose=args.dry_run or args.verbose), end="")
+    print(f"invalidate ({len(run.plan.invalidate)}):" + "".join("\n  " + p for p in run.plan.invalidate))
+    print("dry run: nothing was changed" if run.result is None else run.result.summary())
+    return EXIT_OK
+
+
 def cmd_new_question(args: argparse.Namespace) -> int:
     """Scaffold a question, its answer and its verification script; all or nothing."""
     from .corpus import load_corpus
@@ -454,6 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
     p.add_argument("--no-links", action="store_true", help="skip linkchecker over the built site (other checks run)")
+    p.add_argument("--recipient", default=None, metavar="PUBFILE",
+                   help="seal the release key to this public key (default: extra.paywall.recipient; "
+                        "$QBANK_RELEASE_RECIPIENT)")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("verify", parents=[common], help="run stale verification scripts in the sandbox")
@@ -479,6 +608,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grace-days", type=float, default=7.0, help="keep unreferenced objects this long (default 7)")
     p.add_argument("--jobs", type=int, default=8, help="parallel uploads within a phase (default 8)")
     p.add_argument("--invalidations", default=None, metavar="FILE", help="also write the paths to invalidate here")
+    p.add_argument("--release", default=None, metavar="FILE", help="the build's sealed release, kept under --private")
+    p.add_argument("--private", default=None, metavar="S3URL", help="s3://private-bucket/prefix for --release")
+    p.add_argument("--site-url", default=None, help="refuse a site built for another URL (default: $QBANK_SITE_URL)")
     p.set_defaults(func=cmd_deploy)
 
     p = sub.add_parser("serve", parents=[common], help="live preview, re-checked on every save (--built: site/)")
@@ -515,6 +647,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("page_url", metavar="PAGE_URL", help="the page's URL or path, e.g. /questions/slug/")
     p.add_argument("--site-dir", default=None, help="the built site (default: site/)")
     p.set_defaults(func=cmd_paywall_decrypt)
+    p = psub.add_parser("keygen", parents=[common], help="make a release identity (X25519) and its public key")
+    p.add_argument("--out", required=True, help="private key file to write (0600); the public key goes to OUT.pub")
+    p.set_defaults(func=cmd_paywall_keygen)
+    p = psub.add_parser("keyslots", parents=[common], help="deploy job: write the keyslots of a built site")
+    p.add_argument("--site", default="site", help="the built site (default: site/)")
+    p.add_argument("--release", required=True, metavar="FILE", help="the build's .sealed.json")
+    p.add_argument("--ledger", required=True, metavar="LOCATION", help="the license ledger (path or s3://)")
+    p.add_argument("--endpoint-url", default=None, help="S3 endpoint of a bucket ledger")
+    p.add_argument("--today", default=None, help="the day licenses are judged on (default: today)")
+    p.add_argument("--block", type=int, default=16, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_paywall_keyslots)
+    p = psub.add_parser("refresh", parents=[common], help="scheduled: upload the live release's changed keyslots")
+    p.add_argument("--target", required=True, help="the public site: s3://bucket/prefix")
+    p.add_argument("--private", required=True, help="where sealed releases are kept: s3://private-bucket/prefix")
+    p.add_argument("--ledger", required=True, metavar="LOCATION", help="the license ledger (path or s3://)")
+    p.add_argument("--endpoint-url", default=None, help="S3 endpoint of a non-AWS store")
+    p.add_argument("--region", default=None, help="region (default: from the AWS environment)")
+    p.add_argument("--today", default=None, help="the day licenses are judged on (default: today)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    p.set_defaults(func=cmd_paywall_refresh)
 
     return parser
 

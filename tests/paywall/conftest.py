@@ -1,4 +1,5 @@
-"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`.
+"""A built paywall site shared by the paywall tests: tiny premium corpus, real ledger, real `qbank build`,
+then the deploy job's `qbank paywall keyslots` with a release identity of the test's own.
 
 The site is the real one (the repository's mkdocs.yml, hooks and site_src), so what the tests check is
 what readers get: question pages at ``/questions/<slug>/``, topic and company hubs with counts.
@@ -10,6 +11,7 @@ import contextlib
 import datetime as dt
 import functools
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import pytest
 
 from qbank.paywall.keys import format_key, generate_secret
 from qbank.paywall.ledger import open_ledger
+from qbank.paywall.recipient import keygen
 
 from ..conftest import CASES, make_site_repo
 
@@ -51,6 +54,7 @@ class Built:
     stdout: str
     stderr: str
     url: str
+    identity: Identity
 
 
 def make_repo(dest: Path, site_url: str | None = None, content: Path = CASE) -> Path:
@@ -72,6 +76,43 @@ def make_ledger(path: Path) -> Keys:
         book.sell(revoked, dt.date.today(), "refund@example.com")
         book.revoke(revoked, "refunded")
     return Keys(valid, unsold, expired, revoked, format_key(generate_secret()))
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A release identity made for a test: the private key file and its public key (the recipient)."""
+
+    key: Path
+    pub: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The deploy environment's view of it."""
+        return {"QBANK_RELEASE_IDENTITY_FILE": str(self.key)}
+
+
+def make_identity(folder: Path) -> Identity:
+    """A fresh X25519 release identity (never the committed production recipient)."""
+    key, pub, _ = keygen(folder / "release-identity.key")
+    return Identity(key, pub)
+
+
+def sealed_release(root: Path, site: Path | None = None) -> Path:
+    """The sealed release file of the site last built in ``root``."""
+    release = json.loads(((site or root / "site") / "qbank-build.json").read_text())["release"]
+    return root / ".qbank" / "release" / f"{release}.sealed.json"
+
+
+def keyslots(
+    root: Path, ledger: Path, identity: Identity, today: str | None = None, site: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The deploy job's step: keyslots of the last build from ``ledger``."""
+    site = site or root / "site"
+    args = ["paywall", "keyslots", "--site", str(site), "--release", str(sealed_release(root, site)),
+            "--ledger", str(ledger)]
+    run = qbank(*args, *(["--today", today] if today else []), env=identity.env)
+    assert run.returncode == 0, run.stderr
+    return run
 
 
 def qbank(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -101,17 +142,20 @@ def built_and_served(base: Path) -> Iterator[Built]:
         root = make_repo(base / "repo", site_url=url + "/")
         ledger = base / "private" / "ledger.sqlite3"
         keys = make_ledger(ledger)
-        run = rebuild(root, ledger)
-        yield Built(root, site, ledger, keys, run.stdout, run.stderr, url)
+        identity = make_identity(base / "deploy-env")
+        run = rebuild(root, ledger, identity)
+        yield Built(root, site, ledger, keys, run.stdout, run.stderr, url, identity)
     finally:
         httpd.shutdown()
         httpd.server_close()
 
 
-def rebuild(root: Path, ledger: Path) -> subprocess.CompletedProcess[str]:
-    """A new release of the site: `qbank build` with this ledger."""
-    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(ledger)})
+def rebuild(root: Path, ledger: Path, identity: Identity) -> subprocess.CompletedProcess[str]:
+    """A new release of the site: `qbank build` (no ledger in reach), then the deploy job's keyslot step."""
+    run = qbank("build", "--root", str(root), "--recipient", str(identity.pub),
+                env={"QBANK_LEDGER": str(root / "no-ledger-here")})
     assert run.returncode == 0, run.stderr
+    keyslots(root, ledger, identity)
     return run
 
 

@@ -227,7 +227,7 @@ def test_revoked_in_the_next_release_locks_a_remembered_device(browser: Browser,
         expect(tab.page.locator(".qb-unlocked")).to_have_count(KV_SECTIONS)
         with open_ledger(site.ledger) as book:
             book.revoke(site.keys.valid, "chargeback")
-        rebuild(site.root, site.ledger)  # a new release key; the revoked license gets no slot
+        rebuild(site.root, site.ledger, site.identity)  # a new release key; the revoked license opens nothing
         tab.page.reload()
         status = tab.page.locator(".qb-locked__status").first
         expect(status).to_have_attribute("data-reason", "revoked")

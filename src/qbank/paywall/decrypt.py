@@ -12,8 +12,8 @@ from urllib.parse import urlparse
 from cryptography.exceptions import InvalidTag
 
 from .keys import derive, parse_key
-from .release import open_fragment, unb64, unwrap
-from .slots import SLOT_DIR, shard_of
+from .release import open_fragment, unb64
+from .slots import open_entry, shard_of, shard_path
 
 PLACEHOLDER_RE = re.compile(
     r'<section class="qb-premium qb-locked" id="[^"]*" '
@@ -21,6 +21,7 @@ PLACEHOLDER_RE = re.compile(
     r"\s*<h2[^>]*>(?P<heading>.*?)</h2>",
     re.DOTALL,
 )
+RELEASE_RE = re.compile(r'<meta name="qbank-release" content="([0-9a-f]+)">')
 
 
 class DecryptError(ValueError):
@@ -59,34 +60,41 @@ def decrypt_page(site: Path, url: str, key: str, base_path: str = "/") -> list[O
     file, path = page_file(site, url, base_path)
     if not file.is_file():
         raise DecryptError("no-page", f"no built page at {file}")
-    spots = list(PLACEHOLDER_RE.finditer(file.read_text(encoding="utf-8")))
+    text = file.read_text(encoding="utf-8")
+    spots = list(PLACEHOLDER_RE.finditer(text))
     if not spots:
         raise DecryptError("no-premium", f"{path} has no premium sections")
+    named = RELEASE_RE.search(text)
+    if named is None:
+        raise DecryptError("no-release", f"{path} does not name its release (built before keyslots were versioned?)")
+    release_id = named.group(1)
     d = derive(parse_key(key))
-    shard_file = site / SLOT_DIR / f"{shard_of(d.identifier)}.json"
+    shard_file = site / shard_path(release_id, shard_of(d.identifier))
     if not shard_file.is_file():
-        raise DecryptError("no-slots", f"no keyslot file {shard_file}: was the site built with the paywall on?")
+        raise DecryptError(
+            "no-slots", f"no keyslot file {shard_file}: run `qbank paywall keyslots` for release {release_id}"
+        )
     shard = json.loads(shard_file.read_text())
-    slot = shard["slots"].get(d.identifier)
-    if slot is None:
-        ended = shard["ended"].get(d.identifier)
-        if ended and ended["s"] == "expired":
-            raise DecryptError("expired", f"this license expired on {ended.get('on')}")
-        if ended:
-            raise DecryptError("revoked", "this license was revoked")
+    try:
+        opened = open_entry(shard, d.identifier, d.kek)
+    except ValueError as exc:
+        raise DecryptError("tampered", f"{exc} (corrupted keyslot file)") from exc
+    if opened is None:
         raise DecryptError("unknown", "this key has no keyslot in this release")
-    release_key = unwrap(d.kek, unb64(slot["k"]))
-    if release_key is None:
-        raise DecryptError("tampered", "the keyslot does not open with this key (corrupted keyslot file)")
+    status, release_key = opened
+    if status.status == "expired":
+        raise DecryptError("expired", f"this license expired on {status.date}")
+    if status.status == "revoked" or release_key is None:
+        raise DecryptError("revoked", "this license was revoked")
     out: list[Opened] = []
     for m in spots:
         body = json.loads((site / "assets" / "premium" / m.group("file")).read_text())
-        if body["release"] != shard["release"]:
-            raise DecryptError("stale", "the page and the keyslots belong to different releases")
+        if body["release"] != release_id:
+            raise DecryptError("stale", "the page and its ciphertext belong to different releases")
         sec = body["sections"][m.group("section")]
         try:
-            text = open_fragment(release_key, unb64(sec["n"]), unb64(sec["c"]), path, m.group("section"))
+            plain = open_fragment(release_key, unb64(sec["n"]), unb64(sec["c"]), path, m.group("section"))
         except InvalidTag as exc:
             raise DecryptError("tampered", f"section {m.group('section')} fails authentication") from exc
-        out.append(Opened(m.group("section"), html.unescape(re.sub(r"<[^>]*>", "", m.group("heading"))), text))
+        out.append(Opened(m.group("section"), html.unescape(re.sub(r"<[^>]*>", "", m.group("heading"))), plain))
     return out

@@ -167,9 +167,9 @@ class Ledger:
         rows = self.conn.execute("SELECT id, kek, expires_on, revoked_at FROM licenses").fetchall()
         for identifier, kek, expires_on, revoked_at in rows:
             if revoked_at:
-                ended.append(Ended(identifier, "revoked", None))
+                ended.append(Ended(identifier, "revoked", None, bytes(kek)))
             elif expires_on is not None and today >= dt.date.fromisoformat(expires_on):
-                ended.append(Ended(identifier, "expired", expires_on))
+                ended.append(Ended(identifier, "expired", expires_on, bytes(kek)))
             else:
                 active.append(Active(identifier, bytes(kek), expires_on))
         return active, ended

@@ -1,14 +1,22 @@
 """The paywall's side of an mkdocs build; ``hooks/qbank_hooks.py`` forwards mkdocs events here.
 
-Settings live in ``mkdocs.yml`` under ``extra.paywall`` (``enabled``, ``ledger``, ``buy_url``);
-``$QBANK_LEDGER`` overrides the ledger path. Without a ledger, premium sections are still encrypted
-and simply nobody can open them: plaintext is never the fallback.
+The build never reads the license ledger. It encrypts premium sections under a fresh release key,
+writes the ciphertext, and seals that key to the deploy environment's X25519 public key
+(``recipient.py``) into ``.qbank/release/<release_id>.sealed.json`` next to ``mkdocs.yml``, never under
+``site/``. The deploy job (``qbank paywall keyslots``) unseals it and writes the keyslots from the ledger.
+
+Settings live in ``mkdocs.yml`` under ``extra.paywall``: ``enabled``, ``buy_url``, ``recipient`` (the public
+key file, relative to ``mkdocs.yml``; ``$QBANK_RELEASE_RECIPIENT`` overrides it, e.g. a pull request's
+throwaway key). Without a recipient, premium sections are still encrypted and nobody can ever open
+them: plaintext is never the fallback.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,9 +25,13 @@ from urllib.parse import urlparse
 from ..problems import Problem, error, warning
 from .csp import add_csp, content_scripts
 from .encrypt import CiphertextFile, PremiumFragment, premium_sections, seal_page
-from .ledger import default_ledger_path, open_ledger
+from .recipient import ENV_RECIPIENT, SealError, load_public, seal
 from .release import Release
-from .slots import keyslot_files
+
+BUILD_INFO = "qbank-build.json"
+RELEASE_DIR = ".qbank/release"
+RELEASE_META = "qbank-release"
+_HEAD_END = re.compile(r"</head>", re.IGNORECASE)
 
 
 class PaywallBuildError(RuntimeError):
@@ -34,12 +46,13 @@ class PaywallBuild:
     release: Release
     base_path: str
     buy_url: str
-    ledger_path: Path
+    site_url: str
+    recipient: Path | None
     today: dt.date
     files: list[CiphertextFile] = field(default_factory=list)
     fragments: list[PremiumFragment] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    slots: int = 0
+    sealed: Path | None = None
 
 
 # Builds in progress, keyed by output folder: `qbank build` runs mkdocs in-process and collects the
@@ -54,12 +67,22 @@ def settings(config: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
-def ledger_path(config: Any) -> Path:
-    """Where the build reads licenses: ``$QBANK_LEDGER``, else ``extra.paywall.ledger``, else the default."""
-    if os.environ.get("QBANK_LEDGER"):
-        return Path(os.environ["QBANK_LEDGER"]).expanduser()
-    configured = settings(config).get("ledger")
-    return Path(str(configured)).expanduser() if configured else default_ledger_path()
+def config_root(config: Any) -> Path:
+    """The folder of ``mkdocs.yml``."""
+    return Path(config["config_file_path"]).resolve().parent
+
+
+def recipient_path(config: Any) -> Path | None:
+    """The release recipient's public key file: ``$QBANK_RELEASE_RECIPIENT``, else ``extra.paywall.recipient``."""
+    if os.environ.get(ENV_RECIPIENT):
+        return Path(os.environ[ENV_RECIPIENT]).expanduser().resolve()
+    configured = settings(config).get("recipient")
+    return (config_root(config) / str(configured)).resolve() if configured else None
+
+
+def sealed_release_path(root: Path, release_id: str) -> Path:
+    """Where a build leaves its sealed release key (outside ``site/``)."""
+    return root / RELEASE_DIR / f"{release_id}.sealed.json"
 
 
 def page_path(config: Any, page_url: str) -> str:
@@ -77,7 +100,8 @@ def on_config(config: Any, today: dt.date | None = None) -> PaywallBuild:
         release=Release.new(),
         base_path=base,
         buy_url=str(s.get("buy_url") or base.rstrip("/") + "/pricing/"),
-        ledger_path=ledger_path(config),
+        site_url=str(config.get("site_url") or ""),
+        recipient=recipient_path(config),
         today=today or dt.date.today(),
     )
     _ACTIVE[str(Path(config["site_dir"]).resolve())] = build
@@ -124,42 +148,59 @@ def on_page_content(html: str, page: Any, config: Any) -> str:
     return sealed.html
 
 
-def on_post_page(output: str) -> str:
-    """Add the Content-Security-Policy to a finished page."""
+def on_post_page(output: str, config: Any = None) -> str:
+    """Add the Content-Security-Policy to a finished page, and name the release its ciphertext belongs to."""
+    build = _ACTIVE.get(str(Path(config["site_dir"]).resolve())) if config is not None else None
+    if build is not None and build.enabled:
+        meta = f'<meta name="{RELEASE_META}" content="{build.release.release_id}">'
+        output = _HEAD_END.sub(lambda m: meta + m.group(0), output, count=1)
     return add_csp(output)
 
 
+def _write_atomic(path: Path, content: bytes, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(content)
+    os.replace(tmp, path)
+
+
 def on_post_build(config: Any) -> None:
-    """Write the ciphertext files and the keyslots of every license that may read this release."""
+    """Write the ciphertext files, the build's public record, and the release key sealed to the recipient.
+
+    No license ledger is read here: keyslots are written by the deploy job (``qbank paywall keyslots``).
+    """
     build = current(config)
     site = Path(config["site_dir"])
-    if not build.enabled or not build.fragments:
+    has_release = build.enabled and bool(build.fragments)
+    info = {"format": 1, "site_url": build.site_url, "release": build.release.release_id if has_release else None}
+    (site / BUILD_INFO).write_text(json.dumps(info, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    if not has_release:
         return
-    files = {f.path: f.content for f in build.files}
-    ledger = build.ledger_path.resolve()
-    for inside in (site.resolve(), Path(config["docs_dir"]).resolve()):
-        if ledger.is_relative_to(inside):
-            build.problems.append(
-                error("mkdocs.yml", 0, 0, "paywall-ledger-published", f"the ledger {ledger} would be published")
-            )
-            return
-    if ledger.exists():
-        with open_ledger(ledger, create=False) as book:
-            active, ended = book.for_build(build.today)
-    else:
-        active, ended = [], []
-        build.problems.append(
-            warning(
-                "mkdocs.yml",
-                0,
-                0,
-                "paywall-no-ledger",
-                f"no license ledger at {ledger}: premium sections are encrypted and no key can open them",
-            )
-        )
-    build.slots = len(active)
-    files.update(keyslot_files(build.release, active, ended))
-    for rel, content in files.items():
-        out = site / rel
+    for f in build.files:
+        out = site / f.path
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(content)
+        out.write_bytes(f.content)
+    if build.recipient is None:
+        build.problems.append(
+            warning("mkdocs.yml", 0, 0, "paywall-no-recipient",
+                    "no release recipient (extra.paywall.recipient or $QBANK_RELEASE_RECIPIENT): premium sections "
+                    "are encrypted and no key will ever open this build")
+        )
+        return
+    where = build.recipient.as_posix()
+    try:
+        public = load_public(build.recipient.read_text("ascii"), where)
+    except (OSError, UnicodeDecodeError) as exc:
+        build.problems.append(
+            error(where, 0, 0, "paywall-recipient", f"cannot read the recipient: {type(exc).__name__}")
+        )
+        return
+    except SealError as exc:
+        build.problems.append(error(where, 0, 0, "paywall-recipient", str(exc)))
+        return
+    sealed = seal(build.release.key, build.release.release_id, build.site_url, public)
+    path = sealed_release_path(config_root(config), build.release.release_id)
+    _write_atomic(path, sealed.to_json(), 0o600)
+    build.sealed = path
