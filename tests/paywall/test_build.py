@@ -1,10 +1,14 @@
-"""Whole builds with the paywall: canary, leak scan, operator decryption, CSP, builds without a ledger."""
+"""Whole builds with the paywall: canary, leak scan, operator decryption, CSP; the build never sees the ledger."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +19,12 @@ from qbank.deploy.headers import parse_headers
 from qbank.paywall.csp import inline_hashes
 from qbank.paywall.encrypt import PremiumFragment
 from qbank.paywall.leak import scan_site
+from qbank.paywall.slots import BLOCK
 from qbank.problems import Level, Report
 from qbank.render.derivation import latest
 
 from ..conftest import REPO
-from .conftest import CASE, Built, make_ledger, make_repo, qbank
+from .conftest import CASE, Built, keyslots, make_identity, make_ledger, make_repo, qbank, sealed_release
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
 
@@ -87,12 +92,16 @@ def test_site_layout(built: Built) -> None:
     assert "qb-locked" not in free and "data-qb-file" not in free
     premium_files = sorted((built.site / "assets/premium").iterdir())
     assert len(premium_files) == 2  # one per premium page, named by content hash
-    slots = [json.loads(p.read_text()) for p in (built.site / "assets/keyslots").iterdir()]
-    assert len(slots) == 256
-    assert sum(len(s["slots"]) for s in slots) == 2  # the sold and the unsold key; not expired or revoked
-    assert sum(len(s["ended"]) for s in slots) == 2
+    info = json.loads((built.site / "qbank-build.json").read_text())
+    assert info == {"format": 1, "release": info["release"], "site_url": built.url + "/"}
+    assert [p.name for p in (built.site / "assets/keyslots").iterdir()] == [info["release"]]
+    slots = [json.loads(p.read_text()) for p in (built.site / "assets/keyslots" / info["release"]).iterdir()]
+    assert len(slots) == 256 and {len(s["slots"]) for s in slots} == {BLOCK}  # padded: 4 licenses, 4096 entries
     releases = {s["release"] for s in slots} | {json.loads(p.read_text())["release"] for p in premium_files}
-    assert len(releases) == 1
+    assert releases == {info["release"]}
+    assert f'<meta name="qbank-release" content="{info["release"]}">' in kv
+    # the sealed release key sits beside the repository's config, never in the site
+    assert sealed_release(built.root).is_file() and not list(built.site.rglob("*.sealed.json"))
 
 
 @pytest.mark.parametrize(
@@ -164,16 +173,110 @@ def test_a_leak_fails_the_build_and_names_the_file(tmp_path: Path) -> None:
     assert not list(root.glob(".site-build-*"))
 
 
-def test_without_a_ledger_premium_stays_encrypted(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
-    run = qbank("build", "--root", str(root), env={"QBANK_LEDGER": str(tmp_path / "missing.sqlite3")})
+def test_without_a_recipient_premium_stays_encrypted(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")  # a copy of the config without the committed recipient file
+    run = qbank("build", "--root", str(root))
     assert run.returncode == 0, run.stderr
-    assert "[paywall-no-ledger]" in run.stderr
-    assert not (tmp_path / "missing.sqlite3").exists()
+    assert "[paywall-no-recipient]" in run.stderr and "[paywall-no-ledger]" not in run.stderr
+    assert qbank("build", "--root", str(root), "--strict").returncode == 1  # CI must give it a recipient
     grep = subprocess.run(["grep", "-r", "-l", "-a", "QBCANARY", str(root / "site")], capture_output=True)
     assert grep.returncode == 1
-    slots = [json.loads(p.read_text()) for p in (root / "site/assets/keyslots").iterdir()]
-    assert not any(s["slots"] for s in slots)
+    assert not (root / "site/assets/keyslots").exists() and not (root / ".qbank/release").exists()
+
+
+# Runs `qbank build` with an audit hook that refuses (and records) any open of the ledger file, any sqlite
+# connection to it, and any read of the release identity: a build reaching for either fails loudly.
+AUDIT = """
+import sys
+from pathlib import Path
+ledger, identity, log = (str(Path(p).resolve()) for p in sys.argv[1:4])
+
+def hook(event, args):
+    if event in ("open", "sqlite3.connect", "os.listdir", "os.scandir") and args and args[0] is not None:
+        target = args[0]
+        if isinstance(target, int):
+            return
+        name = str(Path(str(target).removeprefix("file:").split("?")[0]).resolve()) if str(target) else ""
+        if name in (ledger, identity):
+            with open(log, "a") as fh:
+                fh.write(f"{event} {name}\\n")
+            raise PermissionError(f"audit: {event} {name}")
+
+sys.addaudithook(hook)
+from qbank.cli import main
+sys.exit(main(sys.argv[4:]))
+"""
+
+
+def test_the_build_never_opens_the_ledger_nor_writes_slots(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    ledger = tmp_path / "private" / "ledger.sqlite3"
+    keys = make_ledger(ledger)
+    identity = make_identity(tmp_path / "deploy-env")
+    log = tmp_path / "audit.log"
+    env = os.environ | {"QBANK_LEDGER": str(ledger), "QBANK_RELEASE_IDENTITY_FILE": str(identity.key)}
+    run = subprocess.run(
+        [sys.executable, "-c", AUDIT, str(ledger), str(identity.key), str(log),
+         "build", "--root", str(root), "--recipient", str(identity.pub)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert not log.exists(), log.read_text()
+    assert not (root / "site/assets/keyslots").exists()
+    assert "[paywall-no-ledger]" not in run.stderr
+    sealed = sealed_release(root)
+    assert f"sealed to the recipient: {sealed.relative_to(root)}" in run.stdout
+    assert stat.S_IMODE(sealed.stat().st_mode) == 0o600
+    # the hook is armed: the same guard stops the keyslot step, which must read the ledger
+    step = subprocess.run(
+        [sys.executable, "-c", AUDIT, str(ledger), str(tmp_path / "unused"), str(log),
+         "paywall", "keyslots", "--site", str(root / "site"), "--release", str(sealed), "--ledger", str(ledger)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert step.returncode != 0 and log.read_text().startswith(("open ", "sqlite3.connect ")), step.stderr
+    # and without the guard it writes slots that open the page
+    keyslots(root, ledger, identity)
+    opened = qbank("paywall", "decrypt", "--root", str(root), "--key", keys.valid, KV)
+    assert opened.returncode == 0 and "QBCANARYALPHA7F3A" in opened.stdout, opened.stderr
+
+
+def test_the_keyslot_step_runs_no_content_code(tmp_path: Path, built: Built) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(built.site, site)
+    probe = (
+        "import sys\nfrom qbank.cli import main\ncode = main(sys.argv[1:])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'material', 'pymdownx', 'markdown')"
+        " or m.startswith(('qbank.verify', 'qbank.render', 'qbank.build', 'qbank.corpus', 'qbank.pipeline')))\n"
+        "print('IMPORTED', bad)\nsys.exit(code)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, "paywall", "keyslots", "--site", str(site),
+         "--release", str(sealed_release(built.root)), "--ledger", str(built.ledger)],
+        capture_output=True, text=True, env=os.environ | built.identity.env, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "IMPORTED []" in run.stdout, run.stdout
+    # the same inputs give the same bytes as the first run
+    rid = json.loads((site / "qbank-build.json").read_text())["release"]
+    for p in (built.site / "assets/keyslots" / rid).iterdir():
+        assert (site / "assets/keyslots" / rid / p.name).read_bytes() == p.read_bytes()
+
+
+def test_the_keyslot_step_refuses_mismatched_inputs(tmp_path: Path, built: Built) -> None:
+    sealed = sealed_release(built.root)
+    other = make_identity(tmp_path / "other")
+    base = ["paywall", "keyslots", "--site", str(built.site), "--release", str(sealed), "--ledger", str(built.ledger)]
+    before = {p: p.read_bytes() for p in (built.site / "assets/keyslots").rglob("*.json")}
+    wrong = qbank(*base, env=other.env)
+    assert wrong.returncode == 1 and "sealed to another key" in wrong.stderr
+    doc = json.loads(sealed.read_text())
+    moved = tmp_path / "moved.sealed.json"
+    moved.write_text(json.dumps({**doc, "site_url": "https://evil.example/"}))
+    run = qbank(*base[:4], "--release", str(moved), *base[6:], env=built.identity.env)
+    assert run.returncode == 1 and "built for" in run.stderr
+    nobody = qbank(*base, env={"QBANK_RELEASE_IDENTITY_FILE": "", "QBANK_RELEASE_IDENTITY": ""})
+    assert nobody.returncode == 2 and "no release identity" in nobody.stderr
+    assert {p: p.read_bytes() for p in (built.site / "assets/keyslots").rglob("*.json")} == before
 
 
 def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -184,7 +287,9 @@ def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path, monkeypa
     root = make_repo(tmp_path / "repo", content=REPO)
     ledger = tmp_path / "ledger.sqlite3"
     keys = make_ledger(ledger)
-    monkeypatch.setenv("QBANK_LEDGER", str(ledger))
+    identity = make_identity(tmp_path / "deploy-env")
+    monkeypatch.setenv("QBANK_LEDGER", str(tmp_path / "no-ledger-here"))
+    monkeypatch.setenv("QBANK_RELEASE_RECIPIENT", str(identity.pub))
     check_all = build.check_all
     claims: list[str] = []
 
@@ -206,6 +311,7 @@ def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path, monkeypa
         page = (root / "site" / "questions" / slug / "index.html").read_text()
         assert page.count('class="qb-premium qb-locked"') == sealed_sections(root, slug), slug
     slug = sorted(sections)[0]
+    keyslots(root, ledger, identity)
     opened = qbank("paywall", "decrypt", "--root", str(root), "--key", keys.valid, f"/questions/{slug}/")
     assert opened.returncode == 0 and opened.stdout.count("<!-- section") == sealed_sections(root, slug)
     print(f"{len(claims)} claim errors in the real content set aside:", *claims, sep="\n")

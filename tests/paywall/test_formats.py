@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from qbank.paywall.encrypt import SealError, premium_sections, seal_page
 from qbank.paywall.keys import KeyFormatError, b32decode, b32encode, derive, format_key, hkdf, parse_key
 from qbank.paywall.release import Release, open_fragment, unb64, unwrap, wrap
-from qbank.paywall.slots import Active, Ended, keyslot_files, shard_of
 
 SECRET = bytes(range(16))
 
@@ -93,24 +92,6 @@ def test_slot_wrapping() -> None:
     assert unwrap(derive(bytes(16)).kek, wrapped) is None
     tampered = bytes([wrapped[0] ^ 1]) + wrapped[1:]
     assert unwrap(d.kek, tampered) is None
-
-
-def test_keyslot_files_are_all_shards_with_slots_only_for_active() -> None:
-    release = Release.new()
-    a, e, r = derive(SECRET), derive(bytes(16)), derive(b"\xff" * 16)
-    files = keyslot_files(
-        release,
-        [Active(a.identifier, a.kek, "2027-01-01")],
-        [Ended(e.identifier, "expired", "2020-01-01"), Ended(r.identifier, "revoked", None)],
-    )
-    assert len(files) == 256
-    shard = json.loads(files[f"assets/keyslots/{shard_of(a.identifier)}.json"])
-    assert shard["release"] == release.release_id
-    assert unwrap(a.kek, unb64(shard["slots"][a.identifier]["k"])) == release.key
-    ended = json.loads(files[f"assets/keyslots/{shard_of(e.identifier)}.json"])["ended"]
-    assert ended[e.identifier] == {"s": "expired", "on": "2020-01-01"}
-    all_slots = [k for body in files.values() for k in json.loads(body)["slots"]]
-    assert all_slots == [a.identifier]
 
 
 PAGE = """<h1 id="t">Title</h1><p>free</p>

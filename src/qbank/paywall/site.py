@@ -157,6 +157,10 @@ def on_post_page(output: str, config: Any = None) -> str:
     return add_csp(output)
 
 
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+
+
 def _write_atomic(path: Path, content: bytes, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
@@ -182,14 +186,16 @@ def on_post_build(config: Any) -> None:
         out = site / f.path
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(f.content)
-    if build.recipient is None:
+    root = config_root(config)
+    if build.recipient is None or not build.recipient.exists():
+        named = f" ({_shown(build.recipient, root)} does not exist)" if build.recipient else ""
         build.problems.append(
             warning("mkdocs.yml", 0, 0, "paywall-no-recipient",
-                    "no release recipient (extra.paywall.recipient or $QBANK_RELEASE_RECIPIENT): premium sections "
-                    "are encrypted and no key will ever open this build")
+                    f"no release recipient{named}: set extra.paywall.recipient or $QBANK_RELEASE_RECIPIENT; premium "
+                    "sections are encrypted and no key will ever open this build")
         )
         return
-    where = build.recipient.as_posix()
+    where = _shown(build.recipient, root)
     try:
         public = load_public(build.recipient.read_text("ascii"), where)
     except (OSError, UnicodeDecodeError) as exc:
@@ -201,6 +207,6 @@ def on_post_build(config: Any) -> None:
         build.problems.append(error(where, 0, 0, "paywall-recipient", str(exc)))
         return
     sealed = seal(build.release.key, build.release.release_id, build.site_url, public)
-    path = sealed_release_path(config_root(config), build.release.release_id)
+    path = sealed_release_path(root, build.release.release_id)
     _write_atomic(path, sealed.to_json(), 0o600)
     build.sealed = path
