@@ -151,7 +151,8 @@ def on_page_content(html: str, page: Any, config: Any) -> str:
 def on_post_page(output: str, config: Any = None) -> str:
     """Add the Content-Security-Policy to a finished page, and name the release its ciphertext belongs to."""
     build = _ACTIVE.get(str(Path(config["site_dir"]).resolve())) if config is not None else None
-    if build is not None and build.enabled:
+    # only pages that open with the release say which it is (others stay byte-identical across releases)
+    if build is not None and build.enabled and ('data-qb-file="' in output or "data-qb-unlock-count" in output):
         meta = f'<meta name="{RELEASE_META}" content="{build.release.release_id}">'
         output = _HEAD_END.sub(lambda m: meta + m.group(0), output, count=1)
     return add_csp(output)
