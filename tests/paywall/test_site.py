@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from qbank.paywall import site
-from qbank.paywall.ledger import open_ledger
 
 PREMIUM = '<p>free</p><div class="qb-premium" data-qb-section="0" data-qb-heading="H"><h2 id="h">H</h2><p>x</p></div>'
 
@@ -19,6 +18,7 @@ def config(tmp_path: Path, enabled: bool = True, **extra: Any) -> dict[str, Any]
         "site_dir": str(tmp_path / "site"),
         "docs_dir": str(tmp_path / "docs"),
         "site_url": "https://example.org/sub/",
+        "config_file_path": str(tmp_path / "mkdocs.yml"),
         "extra": {"paywall": {"enabled": enabled, **extra}},
     }
 
@@ -48,8 +48,8 @@ def test_premium_with_the_paywall_off_is_refused(tmp_path: Path) -> None:
 
 def test_a_ledger_inside_the_site_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ledger = tmp_path / "site" / "ledger.sqlite3"
-    with open_ledger(ledger) as book:
-        book.mint(1)
+    ledger.parent.mkdir(parents=True)
+    ledger.write_bytes(b"not even opened")
     monkeypatch.setenv("QBANK_LEDGER", str(ledger))
     cfg = config(tmp_path)
     build = site.on_config(cfg)
@@ -58,3 +58,15 @@ def test_a_ledger_inside_the_site_is_refused(tmp_path: Path, monkeypatch: pytest
     assert [p.code for p in build.problems] == ["paywall-ledger-published"]
     assert not (tmp_path / "site" / "assets").exists()
     assert site.take(Path(cfg["site_dir"])) is build
+
+
+def test_a_bad_recipient_is_an_error_and_seals_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bad.pub").write_text("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+    monkeypatch.setenv("QBANK_LEDGER", "")
+    cfg = config(tmp_path, recipient="bad.pub")
+    build = site.on_config(cfg)
+    site.on_page_content(PREMIUM, page(), cfg)
+    site.on_post_build(cfg)
+    assert [(p.path, p.code) for p in build.problems] == [("bad.pub", "paywall-recipient")]
+    assert not (tmp_path / ".qbank").exists()
+    site.take(Path(cfg["site_dir"]))

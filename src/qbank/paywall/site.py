@@ -179,7 +179,16 @@ def on_post_build(config: Any) -> None:
     build = current(config)
     site = Path(config["site_dir"])
     has_release = build.enabled and bool(build.fragments)
+    named = os.environ.get("QBANK_LEDGER", "")
+    if named and not named.startswith("s3://"):  # compared as a path only: the build never opens a ledger
+        ledger = Path(named).expanduser().absolute()
+        for inside in (site.resolve(), Path(config["docs_dir"]).resolve()):
+            if ledger.is_relative_to(inside):
+                build.problems.append(error("mkdocs.yml", 0, 0, "paywall-ledger-published",
+                                            f"$QBANK_LEDGER names a file inside {inside.name}/: it would be published"))
+                return
     info = {"format": 1, "site_url": build.site_url, "release": build.release.release_id if has_release else None}
+    site.mkdir(parents=True, exist_ok=True)
     (site / BUILD_INFO).write_text(json.dumps(info, sort_keys=True, indent=1) + "\n", encoding="utf-8")
     if not has_release:
         return
