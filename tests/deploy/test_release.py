@@ -1,0 +1,92 @@
+"""Deploy's release checks and `qbank paywall refresh` against moto, on a small synthetic site with a real seal."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from qbank.paywall.ledger import open_ledger
+from qbank.paywall.recipient import keygen, load_public, seal
+
+from .conftest import SyntheticSite, qbank
+
+URL = "https://qbank.example/"
+
+
+def release_site(tmp: Path) -> tuple[Path, Path, dict[str, str], Path]:
+    """A synthetic site with a paywall release: its record, its sealed key, an identity and a ledger."""
+    site = SyntheticSite().write(tmp / "site")
+    rid = secrets.token_hex(8)
+    (site / "qbank-build.json").write_text(json.dumps({"format": 1, "release": rid, "site_url": URL}))
+    key, pub, _ = keygen(tmp / "env" / "identity.key")
+    sealed = tmp / ".qbank" / "release" / f"{rid}.sealed.json"
+    sealed.parent.mkdir(parents=True)
+    sealed.write_bytes(seal(secrets.token_bytes(32), rid, URL, load_public(pub.read_text(), "pub")).to_json())
+    ledger = tmp / "ledger.sqlite3"
+    with open_ledger(ledger) as book:
+        sold, _unsold = book.mint(2)
+        book.sell(sold, dt.date.today(), "buyer@example.com")
+    env = dict(os.environ) | {"QBANK_RELEASE_IDENTITY_FILE": str(key)}
+    step = qbank("paywall", "keyslots", "--site", str(site), "--release", str(sealed), "--ledger", str(ledger),
+                 cwd=tmp, env=env)
+    assert step.returncode == 0, step.stderr
+    assert "256 shard files" in step.stdout and "2 licenses open it" in step.stdout
+    return site, sealed, env, ledger
+
+
+def test_deploy_refuses_what_it_must_not_publish(tmp_path: Path, s3: Any, bucket: str) -> None:
+    site, sealed, env, _ = release_site(tmp_path)
+    s3.create_bucket(Bucket=bucket + "-p")
+    base = ["deploy", "--site-dir", str(site), "--target", f"s3://{bucket}/www", "--endpoint-url",
+            s3.meta.endpoint_url]
+    private = ["--release", str(sealed), "--private", f"s3://{bucket}-p/x"]
+    wrong_url = qbank(*base, *private, cwd=tmp_path, env=env | {"QBANK_SITE_URL": "https://other.example/"})
+    assert wrong_url.returncode == 1 and "built for https://qbank.example/" in wrong_url.stderr
+    alone = qbank(*base, "--release", str(sealed), cwd=tmp_path, env=env)
+    assert alone.returncode == 2 and "go together" in alone.stderr
+    other = tmp_path / "other.sealed.json"
+    other.write_text(json.dumps({**json.loads(sealed.read_text()), "release": "ffffffffffffffff"}))
+    mismatched = qbank(*base, "--release", str(other), "--private", f"s3://{bucket}-p/x", cwd=tmp_path, env=env)
+    assert mismatched.returncode == 1 and "the sealed file is ffffffffffffffff" in mismatched.stderr
+    (site / "assets" / "stray.sealed.json").write_bytes(sealed.read_bytes())
+    stray = qbank(*base, cwd=tmp_path, env=env)
+    assert stray.returncode == 1 and "must never be published" in stray.stderr
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket + "-p")
+    (site / "assets" / "stray.sealed.json").unlink()
+    ok = qbank(*base, *private, "--site-url", URL.rstrip("/"), cwd=tmp_path, env=env)
+    assert ok.returncode == 0, ok.stderr
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket + "-p")["Contents"]]
+    assert keys == [f"x/releases/{sealed.name}"]
+
+
+def test_refresh_uploads_changed_slots_only_and_refuses_without_a_deploy(tmp_path: Path, s3: Any, bucket: str) -> None:
+    site, sealed, env, ledger = release_site(tmp_path)
+    s3.create_bucket(Bucket=bucket + "-p")
+    target, private = f"s3://{bucket}/www", f"s3://{bucket}-p/x"
+    refresh = ["paywall", "refresh", "--target", target, "--private", private, "--ledger", str(ledger),
+               "--endpoint-url", s3.meta.endpoint_url]
+    before = qbank(*refresh, cwd=tmp_path, env=env)
+    assert before.returncode == 1 and "nothing deployed there yet" in before.stderr
+    deploy = qbank("deploy", "--site-dir", str(site), "--target", target, "--endpoint-url", s3.meta.endpoint_url,
+                   "--release", str(sealed), "--private", private, cwd=tmp_path, env=env)
+    assert deploy.returncode == 0, deploy.stderr
+    same = qbank(*refresh, cwd=tmp_path, env=env)
+    assert same.returncode == 0 and "deploy: 0 uploaded (0 B)" in same.stdout, same.stdout + same.stderr
+    with open_ledger(ledger) as book:
+        book.mint(1)  # a new key for the shop's pool: one shard changes
+    more = qbank(*refresh, cwd=tmp_path, env=env)
+    assert more.returncode == 0 and "deploy: 1 uploaded" in more.stdout, more.stdout
+    # a bucket that lost a site file is not patched by a refresh: it asks for a full deploy
+    s3.delete_object(Bucket=bucket, Key="www/index.html")
+    broken = qbank(*refresh, cwd=tmp_path, env=env)
+    assert broken.returncode == 1 and "run a full `qbank deploy`" in broken.stderr
+    # the wrong identity opens nothing
+    key, _, _ = keygen(tmp_path / "stranger" / "id.key")
+    s3.put_object(Bucket=bucket, Key="www/index.html", Body=(site / "index.html").read_bytes())
+    wrong = qbank(*refresh, cwd=tmp_path, env=env | {"QBANK_RELEASE_IDENTITY_FILE": str(key)})
+    assert wrong.returncode == 1 and "sealed to another key" in wrong.stderr
