@@ -90,3 +90,33 @@ def test_refresh_uploads_changed_slots_only_and_refuses_without_a_deploy(tmp_pat
     s3.put_object(Bucket=bucket, Key="www/index.html", Body=(site / "index.html").read_bytes())
     wrong = qbank(*refresh, cwd=tmp_path, env=env | {"QBANK_RELEASE_IDENTITY_FILE": str(key)})
     assert wrong.returncode == 1 and "sealed to another key" in wrong.stderr
+
+
+def test_the_first_refresh_after_a_release_deletes_the_previous_release_slots(
+    tmp_path: Path, s3: Any, bucket: str
+) -> None:
+    s3.create_bucket(Bucket=bucket + "-p")
+    target, private = f"s3://{bucket}/www", f"s3://{bucket}-p/x"
+    ids = []
+    for name in ("a", "b"):
+        site, sealed, env, ledger = release_site(tmp_path / name)
+        ids.append(json.loads((site / "qbank-build.json").read_text())["release"])
+        run = qbank("deploy", "--site-dir", str(site), "--target", target, "--endpoint-url", s3.meta.endpoint_url,
+                    "--release", str(sealed), "--private", private, cwd=tmp_path, env=env)
+        assert run.returncode == 0, run.stderr
+    assert "256 kept in grace" in run.stdout  # release a's slots, for pages still cached at the edge
+
+    def slot_keys(rid: str) -> list[str]:
+        pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=f"www/assets/keyslots/{rid}/")
+        return [o["Key"] for page in pages for o in page.get("Contents", [])]
+
+    assert len(slot_keys(ids[0])) == 256
+    refresh = ["paywall", "refresh", "--target", target, "--private", private, "--ledger", str(ledger),
+               "--endpoint-url", s3.meta.endpoint_url]
+    done = qbank(*refresh, cwd=tmp_path, env=env)
+    assert done.returncode == 0 and "0 uploaded (0 B)" in done.stdout and "256 deleted" in done.stdout, done.stdout
+    assert slot_keys(ids[0]) == [] and len(slot_keys(ids[1])) == 256
+    manifest = json.loads(s3.get_object(Bucket=bucket, Key="www/.qbank-manifest.json")["Body"].read())
+    assert not [p for p in [*manifest["files"], *manifest["unreferenced"]] if ids[0] in p]
+    again = qbank(*refresh, cwd=tmp_path, env=env)
+    assert "0 uploaded (0 B)" in again.stdout and "0 deleted" in again.stdout, again.stdout

@@ -5,7 +5,8 @@ private prefix (``deploy.release.sealed_key``). The deploy plan runs against the
 every file but this release's slots taken as is from the manifest: only slot files whose bytes changed
 (a sale, a revocation, an expiry) are uploaded, then the manifest. Slots are deterministic, so an
 unchanged license set uploads nothing. A refresh never uploads anything but slot files: if the bucket
-misses a site file, it refuses and asks for a full deploy.
+misses a site file, it refuses and asks for a full deploy. Earlier releases' slot folders, kept by the
+deploy for its grace period, are deleted by the first refresh (see :func:`retire_old_slots`).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from typing import TYPE_CHECKING
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from ..deploy.headers import ObjectHeaders, headers_for
-from ..deploy.plan import DEFAULT_GRACE, LocalFile, Plan, make_plan
+from ..deploy.plan import DEFAULT_GRACE, MANIFEST_NAME, Action, LocalFile, Plan, make_plan
 from ..deploy.release import BUILD_INFO, fetch_object, sealed_key
 from ..deploy.s3 import DeployResult, S3Store, Target, execute
 from .keyslots import KeyslotError, Slots, compute, read_licenses
 from .recipient import SealedRelease, SealError
-from .slots import BLOCK, slot_dir
+from .slots import BLOCK, SLOT_DIR, slot_dir
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -63,6 +64,25 @@ def live_release(client: S3Client, public: Target, private: Target) -> tuple[dic
     if sealed.release_id != release_id or sealed.site_url != info.get("site_url"):
         raise KeyslotError(f"the sealed release under the private prefix does not belong to live release {release_id}")
     return info, sealed
+
+
+def retire_old_slots(plan: Plan, mine: str) -> None:
+    """Delete earlier releases' slot files now rather than after the deploy's grace period.
+
+    The grace period keeps old objects for pages still cached at the edge; pages live there for a minute
+    (``max-age=60``), and a refresh runs a day after a deploy at the earliest, so no cached page needs
+    them. Kept longer, they would let a license revoked since then open the previous release's pages.
+    """
+    old = sorted(p for p in plan.retained if p.startswith(SLOT_DIR + "/") and not p.startswith(mine))
+    if not old:
+        return
+    for path in old:
+        del plan.retained[path]
+        plan.manifest.unreferenced.pop(path, None)
+    plan.actions = [a for a in plan.actions if a.phase != "manifest"]
+    plan.actions += [Action("delete", p, "earlier release's keyslots") for p in old]
+    plan.actions.append(Action("manifest", MANIFEST_NAME, "manifest"))
+    plan.invalidate = sorted(set(plan.invalidate) | {"/" + p for p in old})
 
 
 def refresh(
@@ -104,6 +124,7 @@ def refresh(
     foreign = [a.path for a in plan.uploads if not a.path.startswith(mine)]
     if foreign:
         raise KeyslotError(f"the bucket misses site files ({foreign[0]}, ...): run a full `qbank deploy` first")
+    retire_old_slots(plan, mine)
     if dry_run:
         return Refresh(sealed.release_id, slots, plan, None)
     tmp = Path(tempfile.mkdtemp(prefix="qbank-refresh-"))
