@@ -261,29 +261,32 @@ def _date(text: str) -> dt.date:
 
 
 def cmd_license(args: argparse.Namespace) -> int:
-    """Manage license keys in the ledger: mint, sell, import, revoke, list."""
+    """Manage license keys in the ledger (a local file or s3://bucket/key): mint, sell, import, revoke, list."""
     from .paywall.keys import KeyFormatError
-    from .paywall.ledger import LedgerError, open_ledger
+    from .paywall.ledger import LedgerError
+    from .paywall.ledger_store import StoreStats, default_location, mask_email, open_ledger_at
 
-    path = _ledger_path(args)
-    if args.action != "mint" and not path.exists():
-        raise UsageError(f"no ledger at {path}; mint keys first, or set QBANK_LEDGER / --ledger")
+    location = args.ledger or default_location()
+    stats = StoreStats()
     try:
-        with open_ledger(path) as book:
+        with open_ledger_at(location, create=args.action == "mint", endpoint_url=args.endpoint_url,
+                            readonly=args.action == "list", stats=stats) as book:
             if args.action == "mint":
                 if args.count < 1:
                     raise UsageError("--count must be at least 1")
                 keys = book.mint(args.count)
                 sys.stdout.write("".join(k + "\n" for k in keys))
-                sys.stderr.write(f"minted {len(keys)} unsold keys into {path}; they are shown only now\n")
+                sys.stderr.write(f"minted {len(keys)} unsold keys into {location}; they are shown only now\n")
             elif args.action == "sell":
                 lic = book.sell(args.key, _date(args.date), args.email)
-                print(f"{lic.identifier[:12]} sold on {lic.sold_on} to {lic.email}, active until {lic.expires_on}")
+                print(f"{lic.identifier[:12]} sold on {lic.sold_on} to {mask_email(lic.email)}, "
+                      f"active until {lic.expires_on}")
             elif args.action == "import":
                 sold, problems = book.import_csv(Path(args.csv))
                 report = Report(problems, files=1)
                 print(f"{sold} sales recorded from {args.csv}")
-                return emit(report, args) if problems else EXIT_OK
+                if problems:
+                    return emit(report, args)
             elif args.action == "revoke":
                 lic = book.revoke(args.key, args.reason)
                 print(f"{lic.identifier[:12]} revoked; the next build gives it no keyslot")
@@ -291,16 +294,19 @@ def cmd_license(args: argparse.Namespace) -> int:
                 today = dt.date.today()
                 rows = [(lic, lic.status(today)) for lic in book.licenses()]
                 if args.format == "json":
-                    print(json.dumps([{**asdict(lic), "status": st} for lic, st in rows], indent=2))
+                    print(json.dumps([{**asdict(lic), "email": mask_email(lic.email), "status": st}
+                                      for lic, st in rows], indent=2))
                 else:
                     for lic, st in rows:
                         print(
                             f"{lic.identifier[:12]}  {st:8}  {lic.sold_on or '-':10}  {lic.expires_on or '-':10}  "
-                            f"{lic.email or '-'}"
+                            f"{mask_email(lic.email)}"
                         )
     except (KeyFormatError, LedgerError) as exc:
         sys.stderr.write(f"qbank: error: {exc}\n")
         return EXIT_CONTENT
+    if stats.retries:
+        sys.stderr.write(f"the ledger changed meanwhile: replayed {stats.retries} time(s), then written\n")
     return EXIT_OK
 
 
@@ -492,7 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
     lsub = lic.add_subparsers(dest="action", metavar="ACTION")
     lsub.required = True
     ledger = argparse.ArgumentParser(add_help=False)
-    ledger.add_argument("--ledger", default=None, help="ledger file (default: $QBANK_LEDGER or ~/.local/share/qbank)")
+    ledger.add_argument("--ledger", default=None,
+                        help="ledger file or s3://bucket/key (default: $QBANK_LEDGER or ~/.local/share/qbank)")
+    ledger.add_argument("--endpoint-url", default=None,
+                        help="S3 endpoint of a non-AWS store (default: $QBANK_LEDGER_ENDPOINT_URL)")
     p = lsub.add_parser("mint", parents=[common, ledger], help="make unsold keys for the shop's pool (shown once)")
     p.add_argument("--count", type=int, required=True, help="how many keys")
     p = lsub.add_parser("sell", parents=[common, ledger], help="record a sale: six months start on --date")

@@ -87,13 +87,19 @@ class Ledger:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def mint(self, count: int, now: dt.datetime | None = None) -> list[str]:
-        """Make ``count`` unsold keys; return the printed keys, which the ledger does not keep."""
+    def mint(self, count: int, now: dt.datetime | None = None, secrets: list[bytes] | None = None) -> list[str]:
+        """Make ``count`` unsold keys; return the printed keys, which the ledger does not keep.
+
+        ``secrets`` (``count`` of them) replaces the fresh random ones: a store that replays an operation
+        on a newer copy of the ledger must insert the very keys it already showed.
+        """
         stamp = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+        chosen = secrets if secrets is not None else [generate_secret() for _ in range(count)]
+        if len(chosen) != count:
+            raise ValueError(f"{count} keys asked, {len(chosen)} secrets given")
         keys = []
         with self.conn:
-            for _ in range(count):
-                secret = generate_secret()
+            for secret in chosen:
                 d = derive(secret)
                 self.conn.execute(
                     "INSERT INTO licenses (id, kek, minted_at) VALUES (?, ?, ?)", (d.identifier, d.kek, stamp)
