@@ -268,8 +268,10 @@ def cmd_license(args: argparse.Namespace) -> int:
 
     location = args.ledger or default_location()
     stats = StoreStats()
+    part: Path | None = None
+    written = False  # the ledger was written back: only then may an exported key list appear
     try:
-        with open_ledger_at(location, create=args.action == "mint", endpoint_url=args.endpoint_url,
+        with open_ledger_at(location, create=args.action in ("mint", "export"), endpoint_url=args.endpoint_url,
                             readonly=args.action == "list", stats=stats) as book:
             if args.action == "mint":
                 if args.count < 1:
@@ -281,6 +283,29 @@ def cmd_license(args: argparse.Namespace) -> int:
                 lic = book.sell(args.key, _date(args.date), args.email)
                 print(f"{lic.identifier[:12]} sold on {lic.sold_on} to {mask_email(lic.email)}, "
                       f"active until {lic.expires_on}")
+            elif args.action == "export":
+                from .paywall.shop import sendowl
+
+                if args.count < 1:
+                    raise UsageError("--count must be at least 1")
+                out = Path(args.out)
+                part = out.with_name(out.name + ".part")
+                keys = book.mint(args.count)  # fresh keys: each one is in exactly one exported list
+                fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.close(fd)
+                sendowl.write_key_list(keys, part)
+            elif args.action == "import" and args.shop:
+                from .paywall.shop import sendowl
+
+                lines, problems = sendowl.parse_orders(Path(args.csv), args.csv)
+                if not problems:
+                    counts, problems = book.apply_orders(args.shop, lines)
+                if problems:
+                    emit(Report(problems, files=1), args)
+                    sys.stderr.write(f"nothing imported from {args.csv}: fix the rows above and import it again\n")
+                    return EXIT_CONTENT
+                print(f"{counts['sold']} sales and {counts['revoked']} revocations recorded from {args.csv} "
+                      f"({len(lines)} order lines read)")
             elif args.action == "import":
                 sold, problems = book.import_csv(Path(args.csv))
                 report = Report(problems, files=1)
@@ -302,9 +327,17 @@ def cmd_license(args: argparse.Namespace) -> int:
                             f"{lic.identifier[:12]}  {st:8}  {lic.sold_on or '-':10}  {lic.expires_on or '-':10}  "
                             f"{mask_email(lic.email)}"
                         )
+        written = True
     except (KeyFormatError, LedgerError) as exc:
         sys.stderr.write(f"qbank: error: {exc}\n")
         return EXIT_CONTENT
+    finally:
+        if part is not None and not written and part.exists():
+            part.unlink()
+    if part is not None:
+        part.replace(Path(args.out))
+        sys.stderr.write(f"wrote {args.count} new keys to {args.out} (one per line, for SendOwl's 'Add licenses'); "
+                         "upload it, then delete the file\n")
     if stats.retries:
         sys.stderr.write(f"the ledger changed meanwhile: replayed {stats.retries} time(s), then written\n")
     return EXIT_OK
@@ -508,8 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key", help="the license key sold")
     p.add_argument("--date", required=True, help="sale date, YYYY-MM-DD")
     p.add_argument("--email", required=True, help="the buyer's email")
+    p = lsub.add_parser("export", parents=[common, ledger], help="mint new keys into the shop's key-list file")
+    p.add_argument("--shop", choices=["sendowl"], default="sendowl", help="the shop's key-list format")
+    p.add_argument("--count", type=int, required=True, help="how many keys")
+    p.add_argument("--out", required=True, help="the file to write (0600; delete it after the upload)")
     p = lsub.add_parser("import", parents=[common, ledger], help="record the sales of a shop's CSV export")
-    p.add_argument("csv", help="CSV with columns key, date, email")
+    p.add_argument("csv", help="the shop's order export (with --shop), or a CSV with columns key, date, email")
+    p.add_argument("--shop", choices=["sendowl"], default=None, help="the shop whose order export this is")
     p = lsub.add_parser("revoke", parents=[common, ledger], help="revoke a license (key or identifier)")
     p.add_argument("key", help="license key, or its identifier (or 8+ leading hex digits) from `license list`")
     p.add_argument("--reason", default="", help="why (kept in the ledger)")

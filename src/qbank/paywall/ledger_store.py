@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from ..problems import Problem
 from .ledger import Ledger, LedgerError, License, open_ledger
+from .shop.model import OrderRow
 
 MAX_ATTEMPTS = 10
 ENDPOINT_ENV = "QBANK_LEDGER_ENDPOINT_URL"
@@ -66,6 +68,17 @@ class RecordingLedger(Ledger):
         super().__init__(conn)
         self.ops: list[Op] = []
 
+    def _record(self, before: int, op: Op) -> None:
+        if self.conn.total_changes != before:  # a no-op (the same sale again) is not worth an upload
+            self.ops.append(op)
+
+    def apply_orders(self, shop: str, rows: list[OrderRow]) -> tuple[dict[str, int], list[Problem]]:
+        before = self.conn.total_changes
+        counts, problems = super().apply_orders(shop, rows)
+        if not problems:
+            self._record(before, ("apply_orders_strict", (shop, rows), {}))
+        return counts, problems
+
     def mint(self, count: int, now: dt.datetime | None = None, secrets: list[bytes] | None = None) -> list[str]:
         from .keys import generate_secret
 
@@ -76,21 +89,28 @@ class RecordingLedger(Ledger):
         return keys
 
     def sell(self, key: str, day: dt.date, email: str) -> License:
+        before = self.conn.total_changes
         lic = super().sell(key, day, email)
-        self.ops.append(("sell", (key, day, email), {}))
+        self._record(before, ("sell", (key, day, email), {}))
         return lic
 
     def revoke(self, key_or_id: str, reason: str = "", now: dt.datetime | None = None) -> License:
         stamp = now or dt.datetime.now(dt.UTC)
+        before = self.conn.total_changes
         lic = super().revoke(key_or_id, reason, stamp)
-        self.ops.append(("revoke", (key_or_id, reason), {"now": stamp}))
+        self._record(before, ("revoke", (key_or_id, reason), {"now": stamp}))
         return lic
 
 
 def replay(book: Ledger, ops: list[Op]) -> None:
     """Apply recorded operations to ``book`` in order (``Ledger`` methods are idempotent for a same sale)."""
     for name, args, kwargs in ops:
-        getattr(Ledger, name)(book, *args, **kwargs)
+        if name == "apply_orders_strict":  # the newer ledger may now refuse some lines: then nothing is written
+            _, problems = book.apply_orders(*args)
+            if problems:
+                raise LedgerError("the ledger changed meanwhile and now refuses this import: " + problems[0].text())
+        else:
+            getattr(Ledger, name)(book, *args, **kwargs)
 
 
 def parse_s3(location: str) -> tuple[str, str]:
