@@ -178,3 +178,24 @@ def test_mask_email() -> None:
     assert mask_email("ann@example.org") == "a***@e***.org"
     assert mask_email(None) == "-"
     assert "nodomain" not in mask_email("nodomain")
+
+
+def test_a_shop_import_is_replayed_after_a_412(s3: Any, versioned: str, s3_endpoint: str, tmp_path: Path) -> None:
+    from qbank.paywall.shop import sendowl
+
+    loc = f"s3://{versioned}/ledger.sqlite3"
+    with open_ledger_at(loc, create=True, endpoint_url=s3_endpoint) as book:
+        keys = book.mint(2)
+    orders = tmp_path / "orders.csv"
+    orders.write_text(f"Order ID,Date,Buyer Email,License Key,State\n7,2026-11-02,ann@example.org,{keys[0]},refunded\n")
+    rows, problems = sendowl.parse_orders(orders, "orders.csv")
+    assert not problems
+    stats = StoreStats()
+    with open_ledger_at(loc, endpoint_url=s3_endpoint, stats=stats) as a:
+        assert a.apply_orders("sendowl", rows)[1] == []
+        with open_ledger_at(loc, endpoint_url=s3_endpoint) as b:
+            b.sell(keys[1], DAY, "bob@example.org")
+    assert stats.retries == 1
+    with open_ledger_at(loc, endpoint_url=s3_endpoint, readonly=True) as book:
+        assert book.find(keys[0]).reason == "refund (sendowl order 7)"
+        assert book.find(keys[1]).sold_on == "2026-11-02"
