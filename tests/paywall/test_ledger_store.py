@@ -132,6 +132,7 @@ def test_concurrent_operators_lose_no_sale(s3: Any, versioned: str, s3_endpoint:
         assert sum(1 for lic in book.licenses() if lic.sold_on) == 40
     assert sum(s.uploads for s in stats) == 40
     assert sum(s.retries for s in stats) > 0, "the 412 path was never exercised"
+    print(f"uploads={sum(s.uploads for s in stats)} retries={sum(s.retries for s in stats)}")
 
 
 def test_cli_against_the_bucket_and_emails_masked(versioned: str, s3_endpoint: str, tmp_path: Path) -> None:
