@@ -219,7 +219,6 @@ class Ledger:
                     problems.append(error(rel, line, 1, "ledger-csv-row", str(exc)))
         return sold, problems
 
-
     def apply_orders(self, shop: str, rows: list[OrderRow]) -> tuple[dict[str, int], list[Problem]]:
         """Record a shop's order lines: sales, and refunds/chargebacks that revoke; all or nothing.
 
@@ -238,8 +237,11 @@ class Ledger:
             seen = first.setdefault(row.order_id, row)
             if (seen.day, seen.email) != (row.day, row.email):
                 field = "date" if seen.day != row.day else "email"
-                problems.append(row.problem(field, "shop-order-conflict",
-                                            f"order {row.order_id} has another {field} on line {seen.line}"))
+                problems.append(
+                    row.problem(
+                        field, "shop-order-conflict", f"order {row.order_id} has another {field} on line {seen.line}"
+                    )
+                )
                 continue
             ident = derive(parse_key(row.key)).identifier
             lic = self._row(ident)
@@ -248,8 +250,11 @@ class Ledger:
                 continue
             other = order_of.setdefault(ident, (row.order_id, row))
             if other[0] != row.order_id:
-                problems.append(row.problem("key", "shop-key-resold",
-                                            f"this key is also in order {other[0]} (line {other[1].line})"))
+                problems.append(
+                    row.problem(
+                        "key", "shop-key-resold", f"this key is also in order {other[0]} (line {other[1].line})"
+                    )
+                )
                 continue
             known = self.conn.execute(
                 "SELECT order_id, sold_on, email FROM orders WHERE shop = ? AND id = ?", (shop, ident)
@@ -258,8 +263,13 @@ class Ledger:
                 problems.append(row.problem("key", "shop-key-resold", "this key was sold in another order already"))
                 continue
             if any((d, e) != (row.day.isoformat(), row.email) for _, d, e in known):
-                problems.append(row.problem("date", "shop-order-conflict",
-                                            f"order {row.order_id} was imported before with another date or email"))
+                problems.append(
+                    row.problem(
+                        "date",
+                        "shop-order-conflict",
+                        f"order {row.order_id} was imported before with another date or email",
+                    )
+                )
                 continue
             if not known and lic.sold_on is not None and (lic.sold_on, lic.email) != (row.day.isoformat(), row.email):
                 problems.append(row.problem("key", "shop-key-resold", f"this key was already sold on {lic.sold_on}"))
