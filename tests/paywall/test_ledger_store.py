@@ -200,3 +200,39 @@ def test_a_shop_import_is_replayed_after_a_412(s3: Any, versioned: str, s3_endpo
     with open_ledger_at(loc, endpoint_url=s3_endpoint, readonly=True) as book:
         assert book.find(keys[0]).reason == "refund (sendowl order 7)"
         assert book.find(keys[1]).sold_on == "2026-11-02"
+
+
+def test_two_operator_processes_selling_at_once_keep_every_sale(versioned: str, s3_endpoint: str) -> None:
+    env = {**os.environ, "QBANK_LEDGER": f"s3://{versioned}/l.sqlite3", "QBANK_LEDGER_ENDPOINT_URL": s3_endpoint}
+    mint = subprocess.run(
+        [sys.executable, "-m", "qbank.cli", "license", "mint", "--count", "10"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert mint.returncode == 0, mint.stderr
+    keys = mint.stdout.split()
+    script = (
+        "import subprocess, sys\n"
+        "for k in sys.argv[2:]:\n"
+        "    p = subprocess.run([sys.executable, '-m', 'qbank.cli', 'license', 'sell', k, '--date', '2026-11-02',"
+        " '--email', sys.argv[1] + '@example.org'], capture_output=True, text=True)\n"
+        "    sys.stderr.write(p.stderr)\n"
+        "    assert p.returncode == 0, p.stderr\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, f"op{i}", *keys[i * 5 : i * 5 + 5]],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    outs = [p.communicate(timeout=300)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    with open_ledger_at(env["QBANK_LEDGER"], endpoint_url=s3_endpoint, readonly=True) as book:
+        assert sorted(lic.email or "" for lic in book.licenses()) == sorted(
+            ["op0@example.org"] * 5 + ["op1@example.org"] * 5
+        )
