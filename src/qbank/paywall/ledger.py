@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..problems import Problem, error
 from .keys import KeyFormatError, derive, format_key, generate_secret, parse_key
+from .shop.model import IGNORED, SALE, OrderRow
 from .slots import Active, Ended
 
 TERM_MONTHS = 6
@@ -37,6 +38,15 @@ CREATE TABLE IF NOT EXISTS licenses (
   expires_on TEXT,                -- sold_on + six months; the license works before this date
   revoked_at TEXT,
   reason TEXT
+);
+CREATE TABLE IF NOT EXISTS orders (  -- one shop order line per license: what makes an import idempotent
+  shop TEXT NOT NULL,
+  order_id TEXT NOT NULL,
+  id TEXT NOT NULL REFERENCES licenses(id),
+  sold_on TEXT NOT NULL,
+  email TEXT NOT NULL,
+  state TEXT NOT NULL,            -- sale, refund or chargeback
+  PRIMARY KEY (shop, order_id, id)
 );
 """
 
@@ -87,13 +97,19 @@ class Ledger:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def mint(self, count: int, now: dt.datetime | None = None) -> list[str]:
-        """Make ``count`` unsold keys; return the printed keys, which the ledger does not keep."""
+    def mint(self, count: int, now: dt.datetime | None = None, secrets: list[bytes] | None = None) -> list[str]:
+        """Make ``count`` unsold keys; return the printed keys, which the ledger does not keep.
+
+        ``secrets`` (``count`` of them) replaces the fresh random ones: a store that replays an operation
+        on a newer copy of the ledger must insert the very keys it already showed.
+        """
         stamp = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+        chosen = secrets if secrets is not None else [generate_secret() for _ in range(count)]
+        if len(chosen) != count:
+            raise ValueError(f"{count} keys asked, {len(chosen)} secrets given")
         keys = []
         with self.conn:
-            for _ in range(count):
-                secret = generate_secret()
+            for secret in chosen:
                 d = derive(secret)
                 self.conn.execute(
                     "INSERT INTO licenses (id, kek, minted_at) VALUES (?, ?, ?)", (d.identifier, d.kek, stamp)
@@ -202,6 +218,97 @@ class Ledger:
                 except (ValueError, LedgerError) as exc:
                     problems.append(error(rel, line, 1, "ledger-csv-row", str(exc)))
         return sold, problems
+
+    def apply_orders(self, shop: str, rows: list[OrderRow]) -> tuple[dict[str, int], list[Problem]]:
+        """Record a shop's order lines: sales, and refunds/chargebacks that revoke; all or nothing.
+
+        Keyed by (shop, order id, license): importing the same export again changes nothing, and the
+        order of the rows does not matter (a refund line wins over a sale line of the same order).
+        Any problem (unknown key, a key in two orders, an order whose date or email disagrees with an
+        earlier line or with the ledger) rejects the whole import: the ledger is left as it was.
+        """
+        problems: list[Problem] = []
+        wanted: dict[tuple[str, str], tuple[OrderRow, str]] = {}
+        order_of: dict[str, tuple[str, OrderRow]] = {}
+        first: dict[str, OrderRow] = {}
+        for row in sorted(rows, key=lambda r: r.line):
+            if row.status == IGNORED:
+                continue
+            seen = first.setdefault(row.order_id, row)
+            if (seen.day, seen.email) != (row.day, row.email):
+                field = "date" if seen.day != row.day else "email"
+                problems.append(
+                    row.problem(
+                        field, "shop-order-conflict", f"order {row.order_id} has another {field} on line {seen.line}"
+                    )
+                )
+                continue
+            ident = derive(parse_key(row.key)).identifier
+            lic = self._row(ident)
+            if lic is None:
+                problems.append(row.problem("key", "shop-unknown-key", "this key is not in the ledger"))
+                continue
+            other = order_of.setdefault(ident, (row.order_id, row))
+            if other[0] != row.order_id:
+                problems.append(
+                    row.problem(
+                        "key", "shop-key-resold", f"this key is also in order {other[0]} (line {other[1].line})"
+                    )
+                )
+                continue
+            known = self.conn.execute(
+                "SELECT order_id, sold_on, email FROM orders WHERE shop = ? AND id = ?", (shop, ident)
+            ).fetchall()
+            if any(o != row.order_id for o, _, _ in known):
+                problems.append(row.problem("key", "shop-key-resold", "this key was sold in another order already"))
+                continue
+            if any((d, e) != (row.day.isoformat(), row.email) for _, d, e in known):
+                problems.append(
+                    row.problem(
+                        "date",
+                        "shop-order-conflict",
+                        f"order {row.order_id} was imported before with another date or email",
+                    )
+                )
+                continue
+            if not known and lic.sold_on is not None and (lic.sold_on, lic.email) != (row.day.isoformat(), row.email):
+                problems.append(row.problem("key", "shop-key-resold", f"this key was already sold on {lic.sold_on}"))
+                continue
+            if not known and lic.revoked_at and row.status == SALE:
+                problems.append(row.problem("key", "shop-revoked", "this key was revoked; it cannot be sold"))
+                continue
+            prev = wanted.get((row.order_id, ident))
+            if prev is None or prev[1] == SALE:
+                wanted[(row.order_id, ident)] = (row, row.status)
+        counts = {"sold": 0, "revoked": 0}
+        if problems:
+            return counts, problems
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        with self.conn:
+            for (order_id, ident), (row, state) in sorted(wanted.items()):
+                day = row.day.isoformat()
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO orders (shop, order_id, id, sold_on, email, state)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (shop, order_id, ident, day, row.email, state),
+                )
+                if cur.rowcount == 0 and state != SALE:
+                    self.conn.execute(
+                        "UPDATE orders SET state = ? WHERE shop = ? AND order_id = ? AND id = ? AND state = ?",
+                        (state, shop, order_id, ident, SALE),
+                    )
+                cur = self.conn.execute(
+                    "UPDATE licenses SET sold_on = ?, email = ?, expires_on = ? WHERE id = ? AND sold_on IS NULL",
+                    (day, row.email, add_months(row.day, TERM_MONTHS).isoformat(), ident),
+                )
+                counts["sold"] += cur.rowcount
+                if state != SALE:
+                    cur = self.conn.execute(
+                        "UPDATE licenses SET revoked_at = ?, reason = ? WHERE id = ? AND revoked_at IS NULL",
+                        (stamp, f"{state} ({shop} order {order_id})", ident),
+                    )
+                    counts["revoked"] += cur.rowcount
+        return counts, problems
 
 
 @contextmanager
