@@ -8,7 +8,6 @@ site URL), the sealed release, the ledger. What it writes: ``assets/keyslots/<re
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from .ledger import Ledger, open_ledger
+from .ledger import Ledger
 from .recipient import SealedRelease, SealError, unseal
 from .slots import BLOCK, Active, Ended, keyslot_files, slot_dir
 
@@ -44,24 +43,12 @@ class Slots:
 
 
 def ledger_at(location: str, endpoint_url: str | None = None) -> AbstractContextManager[Ledger]:
-    """Open the ledger read-only at a LOCATION (a path, or ``s3://...`` once ``ledger_store`` exists).
+    """Open the ledger read-only at a LOCATION: a local path or ``s3://bucket/key`` (the deploy side's only door)."""
+    from .ledger_store import open_ledger_at
 
-    The one place the deploy side opens a ledger: when ``qbank.paywall.ledger_store`` (the shop's bucket
-    ledger) is present, its ``open_ledger_at`` is used for every location; until then, local paths only.
-    """
-    try:
-        store: Any = importlib.import_module("qbank.paywall.ledger_store")
-    except ModuleNotFoundError:
-        store = None
-    if store is not None:
-        cm: AbstractContextManager[Ledger] = store.open_ledger_at(location, create=False, endpoint_url=endpoint_url)
-        return cm
-    if location.startswith("s3://"):
-        raise KeyslotError(f"{location}: a bucket ledger needs qbank.paywall.ledger_store, not in this version")
-    path = Path(location).expanduser()
-    if not path.is_file():
-        raise KeyslotError(f"no ledger at {path}")
-    return open_ledger(path, create=False)
+    if not location.startswith("s3://") and not Path(location).expanduser().is_file():
+        raise KeyslotError(f"no ledger at {Path(location).expanduser()}")
+    return open_ledger_at(location, create=False, endpoint_url=endpoint_url, readonly=True)
 
 
 def read_licenses(
