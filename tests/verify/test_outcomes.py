@@ -4,11 +4,31 @@ from __future__ import annotations
 
 import signal
 
+from typing import Any
+
+from qbank.verify.api import CHAIN_KINDS, chain_link
 from qbank.verify.options import RunOptions
 from qbank.verify.outcomes import classify, script_line
 from qbank.verify.runner import RawRun
 
 SCRIPT = "/repo/verify/x.py"
+
+
+def sealed(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` as the API writes it: entries numbered in list order, the chain over them, the API version."""
+    from qbank.verify.version import API_VERSION
+
+    out: dict[str, Any] = {"api": API_VERSION, **record}
+    head, seq = "", 0
+    for kind in CHAIN_KINDS:
+        items = []
+        for e in record.get(kind, []):
+            e = {**e, "seq": seq}
+            head, seq = chain_link(head, kind, e), seq + 1
+            items.append(e)
+        if kind in record:
+            out[kind] = items
+    return {**out, "chain": head, "count": seq}
 
 
 def raw(**kw: object) -> RawRun:
@@ -17,7 +37,7 @@ def raw(**kw: object) -> RawRun:
         timed_out=False,
         duration=0.1,
         status={"error": None, "cells": [], "output": {}},
-        record={"values": [{"name": "a", "kind": "claim"}], "checks": []},
+        record=sealed({"values": [{"name": "a", "kind": "claim", "line": 3}], "checks": []}),
         stderr_tail="",
         stdout_tail="",
         faults="",
@@ -47,7 +67,7 @@ def test_launcher_failure_is_not_a_missing_record() -> None:
 
 
 def test_givens_alone_are_vacuous() -> None:
-    rec = {"values": [{"name": "a", "kind": "given"}], "checks": []}
+    rec = sealed({"values": [{"name": "a", "kind": "given", "line": 3}], "checks": []})
     v = classify(raw(record=rec), "verify/x.py", SCRIPT, 5, RunOptions())
     assert (v.outcome, v.problems[0].code) == ("error", "verify-vacuous")
 
