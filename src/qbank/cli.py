@@ -413,6 +413,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return emit(run.report, args)
 
 
+def cmd_gpu_keygen(args: argparse.Namespace) -> int:
+    """Make the GPU runner's signing key: the private key to --out (0600), the public key to commit."""
+    from .verify.frozen import SIGNING_ENV, generate_key
+
+    root = _root(args)
+    try:
+        kid, pub = generate_key(Path(args.out), root)
+    except FileExistsError as exc:
+        raise UsageError(f"{args.out} exists; refusing to overwrite a key") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from exc
+    print(f"private key (keep it on the GPU runner only; point {SIGNING_ENV} at it): {args.out}")
+    print(f"public key {kid} (commit it): {pub.relative_to(root).as_posix()}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     common = argparse.ArgumentParser(add_help=False)
@@ -469,6 +485,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fs", choices=("auto", "mount", "audit"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("gpu-keygen", parents=[common], help="make the GPU runner's key for signing frozen results")
+    p.add_argument("--out", required=True, metavar="PATH", help="where the private key goes (0600; never overwritten)")
+    p.set_defaults(func=cmd_gpu_keygen)
 
     p = sub.add_parser("deploy", parents=[common], help="upload site/ to S3-compatible storage")
     p.add_argument("--target", required=True, help="s3://bucket/prefix")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-
 from typing import Any
 
 from qbank.verify.api import CHAIN_KINDS, chain_link

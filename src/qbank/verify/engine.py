@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..problems import Level, Problem, Report
+from ..problems import Level, Problem, Report, error
 from . import cache, store
 from .options import RunOptions
 from .outcomes import problem_from_json
@@ -359,14 +359,19 @@ def _finish(
     outcome = verdict.outcome
     if options.device == "cuda" and any(k.get("device") == "cuda" for k in record.get("kernels", [])):
         stamp = status.get("stamp") or {}
-        frozen_written = frozen.freeze(root, slug, ihash, stamp, record.get("kernels", []), when)
+        try:
+            key_path = os.environ.get(frozen.SIGNING_ENV)
+            frozen_written = frozen.freeze(root, slug, ihash, stamp, record.get("kernels", []), when, key_path)
+        except frozen.FreezeError as exc:
+            problems.append(error(rel, 0, 0, "verify-frozen-no-key", f"not frozen: {exc}"))
+            outcome = "error"
     elif any_needs_gpu(record):
         frozen_path = frozen.frozen_rel(slug)
         hasher.fresh.pop(frozen_path, None)
         fz_outcome, fz_problems, stamps = frozen.resolve(root, slug, rel, record, ihash)
         problems += fz_problems
         kernels += stamps
-        if fz_outcome and outcome == "pass":
+        if fz_outcome == "error" or (fz_outcome and outcome == "pass"):
             outcome = fz_outcome
     inputs = {
         "script": script_sha,

@@ -148,10 +148,13 @@ def _check_member(st: _State, node: ast.AST, base: str | None, attr: str, store:
     root = base.split(".")[0] if base else None
     if base == "qbank" and attr == "verify" and not store:
         return
-    if base is not None and (base == "qbank" or base.startswith("qbank.")):
-        if base != API_MODULE or attr not in API_NAMES or store:
-            st.add(node, "verify-private-api", f"{base}.{attr}: only the script API ({API_MODULE}) may be used")
-            return
+    if (
+        base is not None
+        and (base == "qbank" or base.startswith("qbank."))
+        and (base != API_MODULE or attr not in API_NAMES or store)
+    ):
+        st.add(node, "verify-private-api", f"{base}.{attr}: only the script API ({API_MODULE}) may be used")
+        return
     if attr in {"RECORD", "Record"}:
         st.add(node, "verify-private-api", f".{attr}: the API's record belongs to the runner")
     elif _is_dunder(attr) and attr not in SAFE_DUNDERS:
@@ -175,7 +178,7 @@ def _literal_str(node: ast.AST) -> str | None:
 def _visit_import(st: _State, node: ast.Import | ast.ImportFrom) -> None:
     if isinstance(node, ast.Import):
         for a in node.names:
-            if a.name == "qbank" or a.name.startswith("qbank.") and a.name != API_MODULE:
+            if a.name == "qbank" or (a.name.startswith("qbank.") and a.name != API_MODULE):
                 st.add(node, "verify-private-api", f"import {a.name}: only the script API ({API_MODULE}) may be used")
                 continue
             if not _module_allowed(a.name, st.local):
@@ -191,7 +194,7 @@ def _visit_import(st: _State, node: ast.Import | ast.ImportFrom) -> None:
     if node.level:
         st.add(node, "verify-forbidden-import", f"from {'.' * node.level}{mod} import: relative imports")
         return
-    if mod == "qbank" or mod.startswith("qbank.") and mod != API_MODULE:
+    if mod == "qbank" or (mod.startswith("qbank.") and mod != API_MODULE):
         st.add(node, "verify-private-api", f"from {mod} import: only the script API ({API_MODULE}) may be used")
         return
     if not _module_allowed(mod, st.local):
@@ -219,10 +222,14 @@ def _visit_call(st: _State, node: ast.Call) -> None:
     if func.id == "open":
         mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
         text = "r" if mode is None else _literal_str(mode)
-        if text not in READ_MODES or any(k.arg is None for k in node.keywords) or any(
-            isinstance(a, ast.Starred) for a in node.args
+        if (
+            text not in READ_MODES
+            or any(k.arg is None for k in node.keywords)
+            or any(isinstance(a, ast.Starred) for a in node.args)
         ):
-            st.add(node, "verify-forbidden-call", "open(): scripts may only open files for reading, with a literal mode")
+            st.add(
+                node, "verify-forbidden-call", "open(): scripts may only open files for reading, with a literal mode"
+            )
     elif func.id in ATTR_BUILTINS:
         name = _literal_str(node.args[1]) if len(node.args) > 1 else None
         if name is None:

@@ -180,7 +180,7 @@ def record_problems(
         return out
     entries.sort(key=lambda t: t[0])
     head = ""
-    for seq, kind, e in entries:
+    for _seq, kind, e in entries:
         head = chain_link(head, kind, e)
     if malformed or [s for s, _k, _e in entries] != list(range(len(entries))):
         forged(0, "declarations are missing their sequence numbers or out of sequence")
