@@ -174,9 +174,17 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     try:
         plan = plan_deploy(store, scan_site(site), datetime.now(UTC), timedelta(days=args.grace_days))
         if args.format == "json" and args.dry_run:
-            print(json.dumps({"actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
-                              "unchanged": plan.unchanged, "upload_bytes": plan.upload_bytes,
-                              "invalidate": plan.invalidate}, indent=1))
+            print(
+                json.dumps(
+                    {
+                        "actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
+                        "unchanged": plan.unchanged,
+                        "upload_bytes": plan.upload_bytes,
+                        "invalidate": plan.invalidate,
+                    },
+                    indent=1,
+                )
+            )
             return EXIT_OK
         print(format_plan(plan, verbose=args.dry_run or args.verbose), end="")
         result = None if args.dry_run else execute(plan, store, site, jobs=args.jobs)
@@ -238,12 +246,20 @@ def _serve_preview(args: argparse.Namespace) -> int:
         gone = len(before - set(now)) if before is not None else 0
         before = set(now)
         state = f"build failed, previous pages kept: {r.failure}" if r.failure else "reloaded"
-        print(f"[{stamp}] {r.report.summary()}{f' ({gone} fixed)' if gone else ''}; {state} (check {r.check_s:.2f} s, "
-              f"build {r.build_s:.2f} s, {r.rendered}/{r.pages} pages rendered)", flush=True)
+        print(
+            f"[{stamp}] {r.report.summary()}{f' ({gone} fixed)' if gone else ''}; {state} (check {r.check_s:.2f} s, "
+            f"build {r.build_s:.2f} s, {r.rendered}/{r.pages} pages rendered)",
+            flush=True,
+        )
 
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does: the temporary site is removed
-    serve(root, args.host, args.port, on_rebuild=on_rebuild,
-          on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True))
+    serve(
+        root,
+        args.host,
+        args.port,
+        on_rebuild=on_rebuild,
+        on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True),
+    )
     return EXIT_OK
 
 

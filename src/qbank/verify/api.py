@@ -85,7 +85,7 @@ CHAIN_KINDS = ("values", "checks", "kernels", "timings")
 
 def chain_link(head: str, kind: str, entry: dict[str, Any]) -> str:
     """The next chain head after ``entry`` (its JSON form, ``seq`` included) of list ``kind``."""
-    body = json.dumps(entry, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    body = json.dumps(entry, sort_keys=True, separators=(",", ":"))  # NaN/inf (a kernel's error) round-trip
     return hashlib.sha256(f"{head}\n{kind}\n{body}".encode()).hexdigest()
 
 

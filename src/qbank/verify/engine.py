@@ -291,9 +291,7 @@ def refused_run() -> RawRun:
     return RawRun(None, False, 0.0, None, None, "", "", "", 0, 0)
 
 
-def _verdict(
-    root: Path, rel: str, raw: RawRun, timeout: int, options: RunOptions, refusal: Refusal | None
-) -> Verdict:
+def _verdict(root: Path, rel: str, raw: RawRun, timeout: int, options: RunOptions, refusal: Refusal | None) -> Verdict:
     """Classify a run (the record re-checked against the script's declaring lines), or a refusal."""
     from .lint import declaration_lines, local_modules
     from .outcomes import Verdict, classify

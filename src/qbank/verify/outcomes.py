@@ -180,8 +180,11 @@ def record_problems(
         return out
     entries.sort(key=lambda t: t[0])
     head = ""
-    for _seq, kind, e in entries:
-        head = chain_link(head, kind, e)
+    try:
+        for _seq, kind, e in entries:
+            head = chain_link(head, kind, e)
+    except (TypeError, ValueError):
+        malformed = True
     if malformed or [s for s, _k, _e in entries] != list(range(len(entries))):
         forged(0, "declarations are missing their sequence numbers or out of sequence")
     elif record.get("count") != len(entries) or record.get("chain") != head:
