@@ -207,3 +207,16 @@ def test_keygen_refuses_to_overwrite_and_keeps_the_key_private(vrepo: Path, tmp_
 def test_cuda_without_gpu_is_a_usage_error(gpu_repo: Path) -> None:
     with pytest.raises(VerifyUsageError):
         verify(gpu_repo, VerifyConfig(device="cuda"))
+
+
+def test_gpu_keygen_command(vrepo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The operator's command: where each key went, never the private key itself; a second run refuses."""
+    from qbank.cli import main
+
+    out = tmp_path / "gpu.key"
+    assert main(["gpu-keygen", "--out", str(out), "--root", str(vrepo)]) == 0
+    printed = capsys.readouterr().out
+    (pub,) = (vrepo / frozen.KEYS_DIR).glob("*.pub")
+    assert str(out) in printed and f"verify/_keys/{pub.name}" in printed
+    assert "PRIVATE" not in printed and out.read_text().split("\n")[1] not in printed
+    assert main(["gpu-keygen", "--out", str(out), "--root", str(vrepo)]) == 2
