@@ -230,9 +230,17 @@ def cmd_deploy(args: argparse.Namespace) -> int:
             print(f"sealed release {sealed_id} stored at s3://{private.bucket}/{key}")
         plan = plan_deploy(store, scan_site(site), datetime.now(UTC), timedelta(days=args.grace_days))
         if args.format == "json" and args.dry_run:
-            print(json.dumps({"actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
-                              "unchanged": plan.unchanged, "upload_bytes": plan.upload_bytes,
-                              "invalidate": plan.invalidate}, indent=1))
+            print(
+                json.dumps(
+                    {
+                        "actions": [[a.kind, a.phase, a.path, a.reason] for a in plan.actions],
+                        "unchanged": plan.unchanged,
+                        "upload_bytes": plan.upload_bytes,
+                        "invalidate": plan.invalidate,
+                    },
+                    indent=1,
+                )
+            )
             return EXIT_OK
         print(format_plan(plan, verbose=args.dry_run or args.verbose), end="")
         result = None if args.dry_run else execute(plan, store, site, jobs=args.jobs)
@@ -294,12 +302,20 @@ def _serve_preview(args: argparse.Namespace) -> int:
         gone = len(before - set(now)) if before is not None else 0
         before = set(now)
         state = f"build failed, previous pages kept: {r.failure}" if r.failure else "reloaded"
-        print(f"[{stamp}] {r.report.summary()}{f' ({gone} fixed)' if gone else ''}; {state} (check {r.check_s:.2f} s, "
-              f"build {r.build_s:.2f} s, {r.rendered}/{r.pages} pages rendered)", flush=True)
+        print(
+            f"[{stamp}] {r.report.summary()}{f' ({gone} fixed)' if gone else ''}; {state} (check {r.check_s:.2f} s, "
+            f"build {r.build_s:.2f} s, {r.rendered}/{r.pages} pages rendered)",
+            flush=True,
+        )
 
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does: the temporary site is removed
-    serve(root, args.host, args.port, on_rebuild=on_rebuild,
-          on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True))
+    serve(
+        root,
+        args.host,
+        args.port,
+        on_rebuild=on_rebuild,
+        on_ready=lambda url: print(f"previewing {root} at {url} (premium shown; Ctrl-C stops)", flush=True),
+    )
     return EXIT_OK
 
 
@@ -578,6 +594,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return emit(run.report, args)
 
 
+def cmd_gpu_keygen(args: argparse.Namespace) -> int:
+    """Make the GPU runner's signing key: the private key to --out (0600), the public key to commit."""
+    from .verify.frozen import SIGNING_ENV, generate_key
+
+    root = _root(args)
+    try:
+        kid, pub = generate_key(Path(args.out), root)
+    except FileExistsError as exc:
+        raise UsageError(f"{args.out} exists; refusing to overwrite a key") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from exc
+    print(f"private key (keep it on the GPU runner only; point {SIGNING_ENV} at it): {args.out}")
+    print(f"public key {kid} (commit it): {pub.relative_to(root).as_posix()}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     common = argparse.ArgumentParser(add_help=False)
@@ -637,6 +669,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fs", choices=("auto", "mount", "audit"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("gpu-keygen", parents=[common], help="make the GPU runner's key for signing frozen results")
+    p.add_argument("--out", required=True, metavar="PATH", help="where the private key goes (0600; never overwritten)")
+    p.set_defaults(func=cmd_gpu_keygen)
 
     p = sub.add_parser("deploy", parents=[common], help="upload site/ to S3-compatible storage")
     p.add_argument("--target", required=True, help="s3://bucket/prefix")

@@ -35,5 +35,10 @@ def check_all(
         if slugs:
             run = engine.verify(root, engine.VerifyConfig(slugs=slugs, jobs=jobs), log=log)
             report.extend(run.report.problems)
+    elif corpus.verify_scripts:  # not run, still read: the static check costs no sandbox
+        from .verify.lint import lint_script
+
+        for slug in sorted(corpus.verify_scripts):
+            report.extend(lint_script(root, f"verify/{slug}.py")[0])
     report.extend(check_corpus(corpus, memo=memo).problems)
     return corpus, report

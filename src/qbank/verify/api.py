@@ -2,15 +2,22 @@
 
 A script records what it declares; when it ends, the record is written as JSON to the file named by
 ``QBANK_VERIFY_OUT`` (set by the runner). Scripts never print results themselves.
+
+Every declaration gets a sequence number and extends a SHA-256 chain (:func:`chain_link`) whose head the
+record carries; the runner recomputes it (``outcomes.record_problems``), so editing the record's lists
+after the fact breaks the chain unless the editor also recomputes it, which the static check
+(``lint.py``) makes visible: the record and every private name here are off limits to scripts.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import inspect
 import json
 import math
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +43,7 @@ class Value:
     line: int
     source: str | None = None
     note: str | None = None
+    seq: int = -1
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class Check:
     message: str
     ok: bool
     line: int
+    seq: int = -1
 
 
 @dataclass
@@ -55,6 +64,8 @@ class Record:
     values: list[Value] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     extra: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    chain: str = ""
+    count: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form the runner reads back."""
@@ -63,21 +74,68 @@ class Record:
             "values": [asdict(v) for v in self.values],
             "checks": [asdict(c) for c in self.checks],
             **self.extra,
+            "chain": self.chain,
+            "count": self.count,
         }
+
+
+CHAIN_KINDS = ("values", "checks", "kernels", "timings")
+"""The record lists whose entries are chained (each entry carries its ``seq``)."""
+
+
+def chain_link(head: str, kind: str, entry: dict[str, Any]) -> str:
+    """The next chain head after ``entry`` (its JSON form, ``seq`` included) of list ``kind``."""
+    body = json.dumps(entry, sort_keys=True, separators=(",", ":"))  # NaN/inf (a kernel's error) round-trip
+    return hashlib.sha256(f"{head}\n{kind}\n{body}".encode()).hexdigest()
+
+
+def _seal(kind: str, entry: dict[str, Any]) -> None:
+    RECORD.chain = chain_link(RECORD.chain, kind, entry)
+    RECORD.count += 1
+
+
+def _next_seq() -> int:
+    return RECORD.count
+
+
+def _add_value(value: Value) -> None:
+    RECORD.values.append(value)
+    _seal("values", asdict(value))
+
+
+def _add_check(chk: Check) -> None:
+    RECORD.checks.append(chk)
+    _seal("checks", asdict(chk))
+
+
+def _add_extra(kind: str, entry: dict[str, Any]) -> None:
+    entry = {**entry, "seq": _next_seq()}
+    RECORD.extra.setdefault(kind, []).append(entry)
+    _seal(kind, entry)
+
+
+def _add_kernel(entry: dict[str, Any]) -> None:
+    _add_extra("kernels", entry)
 
 
 RECORD = Record()
 
 
 def _caller_line() -> int:
-    """Line of the first frame outside this package: the script's own line."""
-    frame = inspect.currentframe()
+    """The script's own line: the innermost frame of the script being run (``__main__``), else the first
+    frame outside this package (a call made through a ``verify/_lib`` helper reports the script's line)."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
     here = Path(__file__).resolve().parent
+    outside = 0
+    frame = inspect.currentframe()
     while frame is not None:
-        if Path(frame.f_code.co_filename).resolve().parent != here:
+        name = frame.f_code.co_filename
+        if main and name == main:
             return frame.f_lineno
+        if not outside and Path(name).resolve().parent != here:
+            outside = frame.f_lineno
         frame = frame.f_back
-    return 0
+    return outside
 
 
 def _number(name: str, value: Any) -> float:
@@ -99,7 +157,7 @@ def _declare(name: str, kind: str, value: Any, unit: str | None, source: str | N
     if any(v.name == name for v in RECORD.values):
         raise VerifyUsageError(f"{name}: declared twice")
     number = _number(name, value)
-    RECORD.values.append(Value(name, kind, number, unit, _caller_line(), source, note))
+    _add_value(Value(name, kind, number, unit, _caller_line(), source, note, _next_seq()))
     return number
 
 
@@ -118,7 +176,7 @@ def claim(name: str, value: Any, *, unit: str | None = None, note: str | None = 
 def check(condition: Any, message: str) -> bool:
     """Record a boolean check; a false one fails the script's verification."""
     ok = bool(condition)
-    RECORD.checks.append(Check(message, ok, _caller_line()))
+    _add_check(Check(message, ok, _caller_line(), _next_seq()))
     return ok
 
 
@@ -171,9 +229,7 @@ def kernel_check(
     dev = device()
     line = _caller_line()
     if requires_cuda and dev != "cuda":
-        RECORD.extra.setdefault("kernels", []).append(
-            {"name": name, "device": dev, "ok": None, "needs_gpu": True, "line": line}
-        )
+        _add_kernel({"name": name, "device": dev, "ok": None, "needs_gpu": True, "line": line})
         return False
 
     def move(x: Any, d: str) -> Any:
@@ -187,21 +243,32 @@ def kernel_check(
     if run_on == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
+    # plain tensors: a subclass's __torch_function__ could otherwise answer allclose itself
+    with torch._C.DisableTorchFunctionSubclass():
+        exp_t = torch.as_tensor(expected).detach().to("cpu").as_subclass(torch.Tensor)
+        got_t = torch.as_tensor(got).detach().to("cpu").as_subclass(torch.Tensor)
+    _compare(name, dev, line, seconds, exp_t, got_t, rtol, atol)
+    return bool(RECORD.checks[-1].ok)
+
+
+def _compare(
+    name: str, dev: str, line: int, seconds: float, exp_t: Any, got_t: Any, rtol: float | None, atol: float | None
+) -> None:
+    import torch
+
     defaults = {
         torch.float32: (1e-5, 1e-6),
         torch.float64: (1e-7, 1e-9),
         torch.float16: (1e-3, 1e-5),
         torch.bfloat16: (1.6e-2, 1e-5),
     }
-    exp_t = torch.as_tensor(expected)
-    got_t = torch.as_tensor(got).to("cpu")
     r, a = defaults.get(exp_t.dtype, (0.0, 0.0))
     rt, at = (rtol if rtol is not None else r), (atol if atol is not None else a)
     ok = exp_t.shape == got_t.shape and bool(torch.allclose(got_t.to(exp_t.dtype), exp_t, rtol=rt, atol=at))
     max_err = (
         float((got_t.double() - exp_t.double()).abs().max()) if exp_t.shape == got_t.shape and exp_t.numel() else 0.0
     )
-    RECORD.extra.setdefault("kernels", []).append(
+    _add_kernel(
         {
             "name": name,
             "device": dev,
@@ -215,15 +282,12 @@ def kernel_check(
             "dtype": str(exp_t.dtype),
         }
     )
-    RECORD.checks.append(Check(f"kernel {name} matches its CPU reference (rtol={rt}, atol={at})", ok, line))
-    return ok
+    _add_check(Check(f"kernel {name} matches its CPU reference (rtol={rt}, atol={at})", ok, line, _next_seq()))
 
 
 def timing(name: str, seconds: float) -> float:
     """Record a timing with the device it ran on; timings are reported, never asserted."""
-    RECORD.extra.setdefault("timings", []).append(
-        {"name": name, "seconds": float(seconds), "device": device(), "line": _caller_line()}
-    )
+    _add_extra("timings", {"name": name, "seconds": float(seconds), "device": device(), "line": _caller_line()})
     return float(seconds)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..problems import Level, Problem, Report
+from ..problems import Level, Problem, Report, error
 from . import cache, store
 from .options import RunOptions
 from .outcomes import problem_from_json
@@ -19,6 +19,7 @@ from .version import API_VERSION
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from .outcomes import Verdict
     from .runner import RawRun
 
 SCRIPT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.py$")
@@ -200,22 +201,26 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
 
         gpu_lock = threading.Lock()
 
-        def work(slug: str) -> tuple[RawRun, int]:
+        def work(slug: str) -> tuple[RawRun, int, Refusal | None]:
             path = Path(scripts[slug])
             timeout = question_timeout(root, slug)
+            if options.static_check:  # the static check gates every run: a refused script never starts
+                refusal = static_check(root, slug)
+                if refusal is not None:
+                    return refused_run(), timeout, refusal
             if device == "cuda" and GPU_HINT.search(path.read_text(encoding="utf-8", errors="replace")):
                 with gpu_lock:  # one CUDA script at a time: they would fight over one GPU's memory
-                    return run_script(root, path, timeout, options), timeout
-            return run_script(root, path, timeout, options), timeout
+                    return run_script(root, path, timeout, options), timeout, None
+            return run_script(root, path, timeout, options), timeout, None
 
         reasons = dict(todo)
         pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-        futures: dict[Future[tuple[RawRun, int]], str] = {pool.submit(work, s): s for s, _ in todo}
+        futures: dict[Future[tuple[RawRun, int, Refusal | None]], str] = {pool.submit(work, s): s for s, _ in todo}
         try:
             for fut in as_completed(futures):
                 slug = futures[fut]
-                raw, timeout = fut.result()
-                entry = _finish(root, slug, raw, timeout, options, hasher, torch)
+                raw, timeout, refusal = fut.result()
+                entry = _finish(root, slug, raw, timeout, options, hasher, torch, refusal)
                 store.write_entry(root, entry)
                 entries[slug] = entry
                 index[slug] = entry["index"]
@@ -263,21 +268,69 @@ def build_report(results: list[dict[str, Any]], strict: bool) -> Report:
     return report
 
 
+@dataclass
+class Refusal:
+    """A script the static check refused: its problems and the files it read (script and ``verify/_lib``)."""
+
+    problems: list[Problem]
+    files: list[str]
+
+
+def static_check(root: Path, slug: str) -> Refusal | None:
+    """The static check of ``verify/<slug>.py`` and the ``verify/_lib`` modules it imports (None: it passed)."""
+    from .lint import lint_script
+
+    found, files = lint_script(root, f"verify/{slug}.py")
+    return Refusal(found, files) if found else None
+
+
+def refused_run() -> RawRun:
+    """The RawRun of a script that never started."""
+    from .runner import RawRun
+
+    return RawRun(None, False, 0.0, None, None, "", "", "", 0, 0)
+
+
+def _verdict(root: Path, rel: str, raw: RawRun, timeout: int, options: RunOptions, refusal: Refusal | None) -> Verdict:
+    """Classify a run (the record re-checked against the script's declaring lines), or a refusal."""
+    from .lint import declaration_lines, local_modules
+    from .outcomes import Verdict, classify
+
+    if refusal is not None:
+        n = len(refusal.problems)
+        msg = f"not run: the static check found {n} forbidden construct{'' if n == 1 else 's'}"
+        return Verdict("error", list(refusal.problems), message=msg)
+    script_abs = str((root / rel).resolve())
+    try:
+        declared: set[int] | None = declaration_lines((root / rel).read_text(encoding="utf-8"), local_modules(root))
+    except (OSError, UnicodeDecodeError):
+        declared = set()
+    return classify(raw, rel, script_abs, timeout, options, declared)
+
+
 def _finish(
-    root: Path, slug: str, raw: RawRun, timeout: int, options: RunOptions, hasher: cache.Hasher, torch: str
+    root: Path,
+    slug: str,
+    raw: RawRun,
+    timeout: int,
+    options: RunOptions,
+    hasher: cache.Hasher,
+    torch: str,
+    refusal: Refusal | None = None,
 ) -> dict[str, Any]:
     """Classify a run, hash what it read, apply or write frozen GPU results, export the derivation."""
     from . import frozen
     from .notebook import derivation
-    from .outcomes import any_needs_gpu, classify, problem_json
+    from .outcomes import any_needs_gpu, problem_json
 
     rel = f"verify/{slug}.py"
-    script_abs = str((root / rel).resolve())
-    verdict = classify(raw, rel, script_abs, timeout, options)
+    verdict = _verdict(root, rel, raw, timeout, options, refusal)
     status = raw.status or {}
     record = raw.record or {}
+    if verdict.outcome == "error" and any(p.code == "verify-record-forged" for p in verdict.problems):
+        record = {}  # a forged record binds no claims and freezes no kernels
     hasher.fresh.pop(rel, None)
-    dep_rels = [d for d in status.get("deps", []) if d != rel]
+    dep_rels = [d for d in (refusal.files if refusal else status.get("deps", [])) if d != rel]
     for d in dep_rels:
         hasher.fresh.pop(d, None)
     script_sha = hasher.sha(rel)
@@ -304,14 +357,19 @@ def _finish(
     outcome = verdict.outcome
     if options.device == "cuda" and any(k.get("device") == "cuda" for k in record.get("kernels", [])):
         stamp = status.get("stamp") or {}
-        frozen_written = frozen.freeze(root, slug, ihash, stamp, record.get("kernels", []), when)
+        try:
+            key_path = os.environ.get(frozen.SIGNING_ENV)
+            frozen_written = frozen.freeze(root, slug, ihash, stamp, record.get("kernels", []), when, key_path)
+        except frozen.FreezeError as exc:
+            problems.append(error(rel, 0, 0, "verify-frozen-no-key", f"not frozen: {exc}"))
+            outcome = "error"
     elif any_needs_gpu(record):
         frozen_path = frozen.frozen_rel(slug)
         hasher.fresh.pop(frozen_path, None)
         fz_outcome, fz_problems, stamps = frozen.resolve(root, slug, rel, record, ihash)
         problems += fz_problems
         kernels += stamps
-        if fz_outcome and outcome == "pass":
+        if fz_outcome == "error" or (fz_outcome and outcome == "pass"):
             outcome = fz_outcome
     inputs = {
         "script": script_sha,

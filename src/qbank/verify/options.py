@@ -23,3 +23,5 @@ class RunOptions:
     fake_cuda: str | None = None
     """Test hook: a GPU name; the CPU stands in for CUDA and the device stamp is fake."""
     extra_env: tuple[tuple[str, str], ...] = ()
+    static_check: bool = True
+    """Refuse to run scripts that fail ``lint.lint_script``; off only in tests of the walls underneath."""

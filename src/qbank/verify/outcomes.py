@@ -1,7 +1,8 @@
 """Turn what a run left behind into one outcome and positioned problems; outcomes are never collapsed.
 
-pass, fail (a check failed), error (an exception, no record, a vacuous script, a sandbox breach),
-timeout, killed (a signal: the OOM killer, a CPU or file-size limit, a crash), needs-gpu.
+pass, fail (a check failed), error (an exception, no record, a vacuous script, a sandbox breach, a record
+that does not hold together, a script the static check refused), timeout, killed (a signal: the OOM killer,
+a CPU or file-size limit, a crash), needs-gpu.
 """
 
 from __future__ import annotations
@@ -59,8 +60,19 @@ def script_line(text: str, script: str) -> int:
     return lines[-1] if lines else 0
 
 
-def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: RunOptions) -> Verdict:
-    """One verdict per run; ``rel`` is ``verify/<slug>.py`` for positions."""
+def classify(
+    raw: RawRun,
+    rel: str,
+    script_abs: str,
+    timeout: float,
+    options: RunOptions,
+    declared: set[int] | None = None,
+) -> Verdict:
+    """One verdict per run; ``rel`` is ``verify/<slug>.py`` for positions.
+
+    ``declared``: the script's lines holding a declaring call (``lint.declaration_lines``); when given,
+    every record line must be one of them.
+    """
     where = script_line(raw.faults, script_abs) or raw.last_cell_line
     if raw.timed_out:
         msg = f"timed out after {timeout:g} s (the whole script; set verify.timeout in the question to change it)"
@@ -87,6 +99,10 @@ def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: Ru
     checks = record.get("checks", [])
     verdict = Verdict("pass", claims=sum(1 for v in values if v.get("kind") == "claim"), checks=len(checks))
     problems = verdict.problems
+    forged = record_problems(record, status, rel, declared)
+    if forged:
+        problems += forged
+        verdict.outcome, verdict.message = "error", forged[0].message
     err = status.get("error")
     if err:
         code = ERROR_CODES.get(err.get("kind", ""), "verify-exception")
@@ -98,12 +114,14 @@ def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: Ru
         problems.append(error(rel, int(err.get("line") or 0), int(err.get("col") or 0), code, msg))
         verdict.outcome, verdict.message = "error", msg
     for c in checks:
+        if not isinstance(c, dict):
+            continue
         if not c.get("ok"):
             problems.append(
-                error(rel, int(c.get("line", 0)), 0, "verify-check-failed", f"check failed: {c['message']}")
+                error(rel, int(c.get("line", 0)), 0, "verify-check-failed", f"check failed: {c.get('message')}")
             )
             if verdict.outcome == "pass":
-                verdict.outcome, verdict.message = "fail", f"check failed: {c['message']}"
+                verdict.outcome, verdict.message = "fail", f"check failed: {c.get('message')}"
     if raw.stray:
         msg = f"left {raw.stray} process(es) running after it ended; they were killed"
         problems.append(error(rel, 0, 0, "verify-stray-process", msg))
@@ -118,6 +136,66 @@ def classify(raw: RawRun, rel: str, script_abs: str, timeout: float, options: Ru
         problems.append(error(rel, 1, 1, "verify-vacuous", msg))
         verdict.outcome, verdict.message = "error", msg
     return verdict
+
+
+def record_problems(
+    record: dict[str, Any], status: dict[str, Any], rel: str, declared: set[int] | None = None
+) -> list[Problem]:
+    """Why a record cannot be what the API wrote during a normal run (empty: it holds together).
+
+    - the launcher ran the script to its end (``status.exit == "normal"``): after ``sys.exit()`` the
+      checks below it never ran, so no verdict stands (``verify-exit``);
+    - the record is of this API version, and its declarations form the chain the API computed as they
+      happened: sequence numbers 0..n-1, the head recomputed from the entries (``verify-record-forged``);
+    - every declaration's line is a line of the script that holds such a call (``verify-record-forged``).
+    """
+    from .api import CHAIN_KINDS, chain_link
+    from .version import API_VERSION
+
+    out: list[Problem] = []
+    if status.get("exit", "normal") != "normal" and not status.get("error"):
+        out.append(
+            error(rel, 0, 0, "verify-exit", "the script ended early (sys.exit()): the checks after it never ran")
+        )
+    entries: list[tuple[int, str, dict[str, Any]]] = []
+    malformed = False
+    for kind in CHAIN_KINDS:
+        items = record.get(kind, [])
+        if not isinstance(items, list):
+            malformed = True
+            continue
+        for e in items:
+            if not isinstance(e, dict) or not isinstance(e.get("seq"), int) or isinstance(e.get("seq"), bool):
+                malformed = True
+                continue
+            entries.append((e["seq"], kind, e))
+    if not entries and not record.get("count") and not malformed:
+        return out  # nothing declared (the launcher's empty record): vacuity is judged elsewhere
+
+    def forged(line: int, why: str) -> None:
+        out.append(error(rel, line, 0, "verify-record-forged", f"the record was not written by the API: {why}"))
+
+    if record.get("api") != API_VERSION:
+        forged(0, f"API version {record.get('api')!r}, expected {API_VERSION}")
+        return out
+    entries.sort(key=lambda t: t[0])
+    head = ""
+    try:
+        for _seq, kind, e in entries:
+            head = chain_link(head, kind, e)
+    except (TypeError, ValueError):
+        malformed = True
+    if malformed or [s for s, _k, _e in entries] != list(range(len(entries))):
+        forged(0, "declarations are missing their sequence numbers or out of sequence")
+    elif record.get("count") != len(entries) or record.get("chain") != head:
+        forged(0, "its declarations differ from those the API chained as they happened (edited after the fact)")
+    if declared is not None:
+        for _seq, kind, e in entries:
+            line = e.get("line")
+            if not isinstance(line, int) or line not in declared:
+                what = e.get("name") or e.get("message") or kind
+                forged(line if isinstance(line, int) else 0, f"{what!r} claims line {line!r}, which holds no such call")
+    return out
 
 
 def any_needs_gpu(record: dict[str, Any]) -> bool:

@@ -2,4 +2,5 @@
 
 from __future__ import annotations
 
-API_VERSION = 1
+API_VERSION = 2
+"""2: declarations carry ``seq`` and the record a declaration chain; the static check gates every run."""
