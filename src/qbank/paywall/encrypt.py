@@ -70,12 +70,13 @@ MARKER_LEFT = "<!--qbseal"
 
 
 class _Balance(HTMLParser):
-    """Finds the first closing tag that closes nothing open (or the first element left open)."""
+    """Finds closing tags that close nothing open, and elements left open."""
 
-    def __init__(self) -> None:
+    def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.stack: list[str] = []
-        self.stray: str | None = None
+        self.stray: list[tuple[int, int]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in VOID:
@@ -86,18 +87,28 @@ class _Balance(HTMLParser):
             return
         if self.stack and self.stack[-1] == tag:
             self.stack.pop()
-        elif self.stray is None:
-            self.stray = f"</{tag}> at line {self.getpos()[0]}"
+        else:
+            line, col = self.getpos()
+            start = self.line_starts[line - 1] + col
+            self.stray.append((start, start + len(f"</{tag}>")))
 
 
-def unbalanced(page_html: str) -> str | None:
-    """What breaks the nesting of a page's content HTML, or None when every tag closes in order."""
-    b = _Balance()
+def balanced(page_html: str) -> str:
+    """The page with closing tags that close nothing removed (Markdown closes an author's open raw block
+    after the part it was opened in); a :class:`SealError` when an element is left open."""
+    b = _Balance(page_html)
     b.feed(page_html)
     b.close()
-    if b.stray:
-        return b.stray
-    return f"<{b.stack[-1]}> left open" if b.stack else None
+    if b.stack:
+        raise SealError(f"the page's HTML does not nest outside its answer parts (<{b.stack[-1]}> left open)")
+    out, pos = [], 0
+    for start, end in b.stray:
+        if not re.fullmatch(r"</\w+\s*>", page_html[start:end]):
+            raise SealError("the page's HTML does not nest outside its answer parts")
+        out.append(page_html[pos:start])
+        pos = end
+    out.append(page_html[pos:])
+    return "".join(out)
 
 
 def html_text(fragment: str) -> str:
@@ -179,10 +190,7 @@ def seal_page(
     out = rewrite(page_html, regions, replace)
     if MARKER_LEFT in out:
         raise SealError("a region marker is left outside the regions (token mismatch or a marker out of place)")
-    problem = unbalanced(out)
-    if problem:
-        raise SealError(f"the page's HTML does not nest outside its answer parts ({problem})")
-    sealed.html = out
+    sealed.html = balanced(out)
     return sealed
 
 
