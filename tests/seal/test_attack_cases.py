@@ -77,7 +77,8 @@ def test_seal_attack_case(tmp_path: Path, case: str) -> None:
             assert grep_site(site, w) == [], f"{w!r} published"
         # injected markup is gone: no phishing origin, no <style>/<meta>/<form>/handler from the answer
         assert grep_site(site, b"phish.example") == []
-        page = (site / "questions" / "kv-budget" / "index.html").read_text()
+        html = (site / "questions" / "kv-budget" / "index.html").read_text()
+        page = html[html.index("<article") : html.index("</article>")]  # the theme's own search form is outside
         for bad in ("http-equiv=\"refresh\"", "onclick=", "javascript:", "<form", "<iframe", "qb-locked md-button"):
             assert bad not in page, bad
     if spec["expect"]:
