@@ -27,7 +27,7 @@ class Settings:
     """How many related questions a question page lists."""
     preview: bool = False
     """`qbank serve` only: premium sections shown in full, marked as preview (the hooks refuse it in a build)."""
-    seal_token: str = field(default_factory=new_token, repr=False)
+    seal_token: str = field(default_factory=new_token, repr=False, compare=False)
     """This build's region-marker token (see ``qbank.seal.regions``): drawn per build, never written out."""
 
     @property
