@@ -117,7 +117,8 @@ TOKEN = "0123456789abcdef0123456789abcdef"
 
 
 def _region(kind: str, index: int, inner: str, heading: str = "") -> str:
-    return f"<!--qbseal {TOKEN} open {kind} {index} {heading.encode().hex() or '-'}-->{inner}<!--qbseal {TOKEN} close {kind} {index}-->"
+    hexed = heading.encode().hex() or "-"
+    return f"<!--qbseal {TOKEN} open {kind} {index} {hexed}-->{inner}<!--qbseal {TOKEN} close {kind} {index}-->"
 
 
 PAGE = (
