@@ -16,7 +16,7 @@ from qbank.paywall.csp import inline_hashes
 from qbank.paywall.leak import scan_site
 from qbank.problems import Level, Report
 from qbank.render.derivation import latest
-from qbank.seal.premium_text import PremiumPrints, Source, premium_sources
+from qbank.seal.premium_text import Source, premium_prints, premium_sources
 
 from ..conftest import REPO
 from .conftest import CASE, Built, make_ledger, make_repo, qbank
@@ -65,7 +65,7 @@ def test_canary_never_reaches_the_site(built: Built) -> None:
     assert grep.returncode == 1 and grep.stdout == "", grep.stdout  # grep exits 1 when nothing matched
     gz = subprocess.run(["zgrep", "-c", "-i", "QBCANARY", str(built.site / "sitemap.xml.gz")], capture_output=True)
     assert gz.stdout.strip() == b"0"
-    assert scan_site(built.site, PremiumPrints.of(premium_fragments(built.root))) == []
+    assert scan_site(built.site, premium_prints(load_corpus(built.root)[0])) == []
     # and what the scan looks for is really there once decrypted: the canary is a real premium text
     opened = qbank("paywall", "decrypt", "--root", str(built.root), "--key", built.keys.valid, KV)
     assert opened.returncode == 0, opened.stderr
