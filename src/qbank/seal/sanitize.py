@@ -12,7 +12,7 @@ no stray closing tags (the fragment is parsed and written back balanced).
 from __future__ import annotations
 
 import nh3
-from pygments.token import STANDARD_TYPES
+from pygments.token import STANDARD_TYPES  # type: ignore[import-untyped]  # (mkdocs-material needs pygments)
 
 TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
