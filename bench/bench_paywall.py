@@ -19,8 +19,11 @@ from pathlib import Path
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from qbank.paywall.encrypt import PremiumFragment, seal_page
-from qbank.paywall.leak import read_file, scan_site, words
+from qbank.paywall.leak import read_file, scan_site
 from qbank.paywall.release import Release
+from qbank.seal.premium_text import PremiumPrints, Source, words
+
+TOKEN = "0123456789abcdef0123456789abcdef"
 
 VOCAB = [f"w{i}" for i in range(5000)]
 
@@ -34,9 +37,9 @@ def page(rng: random.Random, i: int) -> str:
     """A page body the size of a real question page: free prose, two premium sections, theme chrome."""
     chrome = "<nav>" + "".join(f'<a href="/t/{j}/">topic {j}</a>' for j in range(200)) + "</nav>"
     premium = "".join(
-        f'<div class="qb-premium" data-qb-section="{s}" data-qb-heading="Part {s}">'
+        f"<!--qbseal {TOKEN} open premium {s} {f'Part {s}'.encode().hex()}-->"
         f'<h2 id="p{s}">Part {s}</h2>{prose(rng, 400)}'
-        f'<div class="highlight"><pre><code>x = {i}</code></pre></div></div>'
+        f'<div class="highlight"><pre><code>x = {i}</code></pre></div><!--qbseal {TOKEN} close premium {s}-->'
         for s in range(2)
     )
     return f"<h1>Question {i}</h1>{prose(rng, 600)}{premium}{chrome}"
@@ -66,7 +69,7 @@ def main() -> None:
     def seal_all() -> None:
         sealed.clear()
         for i, p in enumerate(pages):
-            s = seal_page(p, f"/questions/q{i}/", release)
+            s = seal_page(p, f"/questions/q{i}/", release, TOKEN)
             sealed.append((s.html, s.fragments))
 
     def encrypt_all() -> None:
@@ -89,7 +92,9 @@ def main() -> None:
             (site / f"q{i}" / "index.html").write_text(f"<html><head></head><body>{html}</body></html>")
             fragments += frags
         files = [p for p in site.rglob("*") if p.is_file()]
-        t_scan = best(lambda: scan_site(site, fragments))
+        prints = PremiumPrints.of(Source(f.page_path, 1, f.page_path, f"premium section {f.section}", f.heading, f.text)
+                                  for f in fragments)
+        t_scan = best(lambda: scan_site(site, prints))
         t_read = best(lambda: [words(read_file(p)) for p in files])
         size = sum(p.stat().st_size for p in files)
     print(f"pages={n} site={size / 1e6:.1f} MB premium sections={len(fragments)}")

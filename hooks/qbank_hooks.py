@@ -99,7 +99,7 @@ def on_post_build(config: Any) -> None:
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     """Replace premium sections by placeholders; their ciphertext is written after the build."""
     try:
-        html = paywall.on_page_content(html, page, config)
+        html = paywall.on_page_content(html, page, config, _STATE["settings"].seal_token)
     except paywall.PaywallBuildError as exc:
         raise PluginError(str(exc)) from exc
     session = _STATE["preview"]

@@ -100,21 +100,22 @@ def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) 
 def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:
     """Checks of the written site before it replaces the old one: the paywall's state and the leak scan."""
     from .paywall import site as paywall
-    from .paywall.leak import public_texts, scan_site
+    from .paywall.leak import scan_site
+    from .seal.premium_text import premium_prints
 
     build = paywall.take(built)
     if build is None:
         return []
     shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else target.as_posix()
     problems = list(build.problems)
-    for leak in scan_site(built, build.fragments, list(public_texts(corpus))):
+    for leak in scan_site(built, premium_prints(corpus)):
         problems.append(
             error(
                 f"{shown}/{leak.file}",
                 0,
                 0,
                 "premium-leak",
-                f"premium text of {leak.page_path} (section {leak.section}, {leak.heading!r}) is in this file",
+                f"premium text of {leak.source} ({leak.what}, {leak.heading!r}) is in this file",
             )
         )
     return problems

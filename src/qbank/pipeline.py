@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .corpus import Corpus, load_corpus
 from .memo import Memo
-from .problems import Report
+from .problems import Problem, Report, error
 
 
 def check_all(
@@ -41,4 +41,23 @@ def check_all(
         for slug in sorted(corpus.verify_scripts):
             report.extend(lint_script(root, f"verify/{slug}.py")[0])
     report.extend(check_corpus(corpus, memo=memo).problems)
+    report.extend(duplicated_problems(corpus))
     return corpus, report
+
+
+def duplicated_problems(corpus: Corpus) -> list[Problem]:
+    """``premium-duplicated``: a free answer part, a premium heading or a free derivation repeats premium text."""
+    from .seal.premium_text import duplicates
+
+    return [
+        error(
+            d.path,
+            d.line,
+            1,
+            "premium-duplicated",
+            # the repeated words are not quoted: a problem line is a log, and logs never hold premium text
+            f"this {d.what} repeats {len(d.run)} words of premium text of {d.premium.path} ({d.premium.what}) "
+            "from here on; free text may not repeat premium text, rephrase it",
+        )
+        for d in duplicates(corpus)
+    ]

@@ -17,11 +17,11 @@ from qbank import build
 from qbank.corpus import Corpus, load_corpus
 from qbank.deploy.headers import parse_headers
 from qbank.paywall.csp import inline_hashes
-from qbank.paywall.encrypt import PremiumFragment
 from qbank.paywall.leak import scan_site
 from qbank.paywall.slots import BLOCK
 from qbank.problems import Level, Report
 from qbank.render.derivation import latest
+from qbank.seal.premium_text import Source, premium_prints, premium_sources
 
 from ..conftest import REPO
 from .conftest import CASE, Built, keyslots, make_identity, make_ledger, make_repo, qbank, sealed_release
@@ -53,27 +53,24 @@ def sealed_sections(root: Path, slug: str) -> int:
     corpus, _ = load_corpus(root)
     derivation = latest(root, slug)
     premium = corpus.questions[slug].access == "premium"
-    return len(corpus.answers[slug].premium) + int(premium and derivation is not None and bool(derivation.markdown))
+    return len(corpus.answers[slug].premium) + int(premium and derivation is not None)
 
 
-def premium_fragments() -> list[PremiumFragment]:
-    """The premium sections of the fixture corpus, straight from the answers' Markdown."""
-    corpus, _ = load_corpus(CASE)
-    return [
-        PremiumFragment(f"/questions/{slug}/", str(i), sec.heading, sec.markdown, sec.markdown)
-        for slug, answer in corpus.answers.items()
-        for i, sec in enumerate(answer.premium)
-    ]
+def premium_fragments(root: Path = CASE) -> list[Source]:
+    """The premium texts of the fixture corpus, straight from the sources (answers' Markdown, derivations)."""
+    corpus, _ = load_corpus(root)
+    return premium_sources(corpus)
 
 
 def test_canary_never_reaches_the_site(built: Built) -> None:
     fragments = premium_fragments()
-    assert len(fragments) == 3 and all("QBCANARY" in f.text for f in fragments)
+    answers = [f for f in fragments if f.what.startswith("premium section")]
+    assert len(answers) == 3 and all("QBCANARY" in f.text for f in answers)
     grep = subprocess.run(["grep", "-r", "-l", "-a", "-i", "QBCANARY", str(built.site)], capture_output=True, text=True)
     assert grep.returncode == 1 and grep.stdout == "", grep.stdout  # grep exits 1 when nothing matched
     gz = subprocess.run(["zgrep", "-c", "-i", "QBCANARY", str(built.site / "sitemap.xml.gz")], capture_output=True)
     assert gz.stdout.strip() == b"0"
-    assert scan_site(built.site, fragments) == []
+    assert scan_site(built.site, premium_prints(load_corpus(built.root)[0])) == []
     # and what the scan looks for is really there once decrypted: the canary is a real premium text
     opened = qbank("paywall", "decrypt", "--root", str(built.root), "--key", built.keys.valid, KV)
     assert opened.returncode == 0, opened.stderr

@@ -10,7 +10,7 @@ from cryptography.exceptions import InvalidTag
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qbank.paywall.encrypt import SealError, premium_sections, seal_page
+from qbank.paywall.encrypt import SealedPage, SealError, premium_regions, seal_page
 from qbank.paywall.keys import KeyFormatError, b32decode, b32encode, derive, format_key, hkdf, parse_key
 from qbank.paywall.release import Release, open_fragment, unb64, unwrap, wrap
 
@@ -94,14 +94,28 @@ def test_slot_wrapping() -> None:
     assert unwrap(d.kek, tampered) is None
 
 
-PAGE = """<h1 id="t">Title</h1><p>free</p>
-<div class="qb-premium" data-qb-section="0" data-qb-heading="Deep &amp; dark" markdown="1">
-<h2 id="deep-dark">Deep &amp; dark</h2><div class="highlight"><pre><code>x</code></pre></div>
-<h3 id="inner">Inner</h3><p>secret words here</p>
-</div>
-<p>between</p>
-<div class="qb-premium" data-qb-section="1" data-qb-heading="Two"><h2 id="two">Two</h2><p>second secret</p></div>
-<p>after</p>"""
+TOKEN = "0123456789abcdef0123456789abcdef"
+
+
+def _region(kind: str, index: int, inner: str, heading: str = "") -> str:
+    hexed = heading.encode().hex() or "-"
+    return f"<!--qbseal {TOKEN} open {kind} {index} {hexed}-->{inner}<!--qbseal {TOKEN} close {kind} {index}-->"
+
+
+PAGE = (
+    '<h1 id="t">Title</h1>'
+    + _region("free", 0, "<p>free</p>")
+    + _region(
+        "premium",
+        0,
+        '<h2 id="deep-dark">Deep &amp; dark</h2><div class="highlight"><pre><code>x</code></pre></div>\n'
+        '<h3 id="inner">Inner</h3><p>secret words here</p>',
+        "Deep & dark",
+    )
+    + "\n<p>between</p>\n"
+    + _region("premium", 1, '<h2 id="two">Two</h2><p>second secret</p>', "Two")
+    + "\n<p>after</p>"
+)
 
 
 def _sections(sealed_file: bytes) -> dict[str, dict[str, str]]:
@@ -109,16 +123,20 @@ def _sections(sealed_file: bytes) -> dict[str, dict[str, str]]:
     return body["sections"]
 
 
-def test_seal_page_replaces_premium_divs_with_placeholders() -> None:
+def seal(page: str, path: str, release: Release) -> SealedPage:
+    return seal_page(page, path, release, TOKEN)
+
+
+def test_seal_page_replaces_premium_regions_with_placeholders() -> None:
     release = Release.new()
-    sealed = seal_page(PAGE, "/questions/a/", release)
-    assert "secret" not in sealed.html and "Inner" not in sealed.html
+    sealed = seal(PAGE, "/questions/a/", release)
+    assert "secret" not in sealed.html and "Inner" not in sealed.html and TOKEN not in sealed.html
     # paywall.js finds placeholders as `.qb-locked[data-qb-file]`; the JSON-LD `hasPart` selector is `.qb-premium`
     placeholders = re.findall(r'<section class="qb-premium qb-locked" id="qb-premium-(\d)" data-qb-section="\1" '
                               r'data-qb-file="([0-9a-f]{20}\.json)">', sealed.html)
     assert [n for n, _ in placeholders] == ["0", "1"] and len({f for _, f in placeholders}) == 1
     assert '<h2 id="deep-dark">Deep &amp; dark</h2>' in sealed.html
-    assert "<p>between</p>" in sealed.html and sealed.html.endswith("<p>after</p>")
+    assert "<p>free</p>" in sealed.html and "<p>between</p>" in sealed.html and sealed.html.endswith("<p>after</p>")
     assert sealed.hidden_ids == {"inner"}
     (f,) = sealed.files
     assert re.fullmatch(r"assets/premium/[0-9a-f]{20}\.json", f.path)
@@ -127,21 +145,33 @@ def test_seal_page_replaces_premium_divs_with_placeholders() -> None:
     assert "secret words here" in plain and "<pre><code>x</code></pre>" in plain
 
 
-def test_locked_placeholders_of_the_renderer_are_not_sealed() -> None:
-    # with the paywall off the renderer writes placeholders carrying the same .qb-premium class
-    page = (
-        '<p>free</p><div class="qb-premium qb-locked" data-qb-section="1" data-qb-heading="H">'
-        "<p><strong>Premium section</strong> · ≈ 40 words.</p></div>"
+def test_a_hostile_premium_region_is_sealed_whole_and_sanitized() -> None:
+    release = Release.new()
+    hostile = (
+        "<p>one</p></div></div></section><!-- <p>two</p> "
+        f"<!--qbseal {'f' * 32} close premium 0--><style>x</style><script>y</script><p>three</p>"
     )
-    assert premium_sections(page) == 0
-    sealed = seal_page(page, "/questions/a/", Release.new())
+    page = "<p>free</p>" + _region("premium", 0, hostile, "H") + "<p>after</p>"
+    sealed = seal(page, "/q/", release)
+    assert sealed.html.startswith("<p>free</p><section") and sealed.html.endswith("</section><p>after</p>")
+    for word in ("one", "two", "three", "style", "script"):
+        assert word not in sealed.html.replace("qb-", ""), word
+    sec = _sections(sealed.files[0].content)["0"]
+    plain = open_fragment(release.key, unb64(sec["n"]), unb64(sec["c"]), "/q/", "0")
+    assert "<p>one</p>" in plain and "three" in plain and "<style" not in plain and "<script" not in plain
+
+
+def test_pages_without_regions_are_not_touched() -> None:
+    # with the paywall off the renderer writes locked placeholders and no premium text at all
+    page = '<p>free</p><div class="qb-premium qb-locked" data-qb-section="1"><p>Premium section</p></div>'
+    sealed = seal(page, "/questions/a/", Release.new())
     assert sealed.html == page and sealed.files == [] and sealed.fragments == []
-    assert premium_sections(PAGE) == 2
+    assert premium_regions(page, TOKEN) == 0 and premium_regions(PAGE, TOKEN) == 2
 
 
 def test_a_fragment_swapped_between_pages_or_sections_fails() -> None:
     release = Release.new()
-    a = _sections(seal_page(PAGE, "/questions/a/", release).files[0].content)
+    a = _sections(seal(PAGE, "/questions/a/", release).files[0].content)
     sec = a["0"]
     with pytest.raises(InvalidTag):
         open_fragment(release.key, unb64(sec["n"]), unb64(sec["c"]), "/questions/b/", "0")
@@ -157,7 +187,7 @@ def test_nonces_are_unique_across_a_release() -> None:
     release = Release.new()
     nonces = []
     for i in range(200):
-        for f in seal_page(PAGE, f"/questions/q{i}/", release).files:
+        for f in seal(PAGE, f"/questions/q{i}/", release).files:
             nonces += [s["n"] for s in _sections(f.content).values()]
     assert len(nonces) == 400 and len(set(nonces)) == 400
 
@@ -165,7 +195,7 @@ def test_nonces_are_unique_across_a_release() -> None:
 def test_rotation_old_release_key_cannot_open_new_release() -> None:
     old, new = Release.new(), Release.new()
     assert old.key != new.key and old.release_id != new.release_id
-    sec = _sections(seal_page(PAGE, "/questions/a/", new).files[0].content)["0"]
+    sec = _sections(seal(PAGE, "/questions/a/", new).files[0].content)["0"]
     with pytest.raises(InvalidTag):
         open_fragment(old.key, unb64(sec["n"]), unb64(sec["c"]), "/questions/a/", "0")
     assert "secret" in open_fragment(new.key, unb64(sec["n"]), unb64(sec["c"]), "/questions/a/", "0")
@@ -174,14 +204,17 @@ def test_rotation_old_release_key_cannot_open_new_release() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        '<div class="qb-premium"><div class="qb-premium">x</div></div>',
-        '<div class="qb-premium"><p>never closed</p>',
-        '<div class="qb-premium" data-qb-section="0">a</div><div class="qb-premium" data-qb-section="0">b</div>',
+        _region("premium", 0, "x").replace("close", "closed"),  # no end marker
+        _region("premium", 0, _region("premium", 1, "x")),  # nested
+        _region("premium", 0, "a") + _region("premium", 0, "b"),  # marked twice
+        _region("premium", 0, "a").replace("<!--qbseal", "&lt;!--qbseal", 1),  # escaped by Markdown
+        _region("premium", 0, "a").replace(TOKEN, "f" * 32),  # another build's token
+        _region("free", 0, "a") + "<div>",  # left open outside the regions
     ],
 )
 def test_unsealable_markup_is_refused(bad: str) -> None:
     with pytest.raises(SealError):
-        seal_page(bad, "/q/", Release.new())
+        seal(bad, "/q/", Release.new())
 
 
 def test_release_repr_hides_the_key() -> None:

@@ -10,7 +10,11 @@ import pytest
 
 from qbank.paywall import site
 
-PREMIUM = '<p>free</p><div class="qb-premium" data-qb-section="0" data-qb-heading="H"><h2 id="h">H</h2><p>x</p></div>'
+TOKEN = "0123456789abcdef0123456789abcdef"
+PREMIUM = (
+    f"<p>free</p><!--qbseal {TOKEN} open premium 0 48-->"
+    f'<h2 id="h">H</h2><p>x</p><!--qbseal {TOKEN} close premium 0-->'
+)
 
 
 def config(tmp_path: Path, enabled: bool = True, **extra: Any) -> dict[str, Any]:
@@ -43,7 +47,7 @@ def test_premium_with_the_paywall_off_is_refused(tmp_path: Path) -> None:
     cfg = config(tmp_path, enabled=False)
     site.on_config(cfg)
     with pytest.raises(site.PaywallBuildError, match="disabled"):
-        site.on_page_content(PREMIUM, page(), cfg)
+        site.on_page_content(PREMIUM, page(), cfg, TOKEN)
 
 
 def test_a_ledger_inside_the_site_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +57,7 @@ def test_a_ledger_inside_the_site_is_refused(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("QBANK_LEDGER", str(ledger))
     cfg = config(tmp_path)
     build = site.on_config(cfg)
-    assert "x</p>" not in site.on_page_content(PREMIUM, page(), cfg)
+    assert "x</p>" not in site.on_page_content(PREMIUM, page(), cfg, TOKEN)
     site.on_post_build(cfg)
     assert [p.code for p in build.problems] == ["paywall-ledger-published"]
     assert not (tmp_path / "site" / "assets").exists()

@@ -65,6 +65,10 @@ def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
     assert "| rmsnorm | NVIDIA H200 | 2026-11-30T03:00:00Z | pass |" in free
     premium = _derivation(d, True, 2, "questions/x.md", Settings())
     assert "KV = 2 L H d b" not in premium and 'data-qb-section="2"' in premium
-    assert "| topk | cpu | 2026-11-29 | needs-gpu |" in premium  # stamps are not premium content
+    # kernel-check names, devices and times come from the premium script: sealed with it, never outside
+    assert "topk" not in premium and "rmsnorm" not in premium and "2026-11-29" not in premium
     sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
-    assert 'class="qb-premium" data-qb-section="2"' in sealed and "### Steps" in sealed and "{=kv}" not in sealed
+    assert "| topk | cpu | 2026-11-29 | needs-gpu |" in sealed and "KV = 2 L H d b" in sealed
+    assert sealed.lstrip().startswith("<!--qbseal ") and " open premium 2 " in sealed
+    sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
+    assert "### Steps" in sealed and "{=kv}" not in sealed

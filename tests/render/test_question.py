@@ -27,8 +27,14 @@ def test_default_mode_emits_placeholders_and_no_premium_text(corpus: Corpus, pag
 def test_paywall_mode_wraps_each_section_for_encryption(corpus: Corpus) -> None:
     pages = {p.path: p for p in render_pages(corpus, Settings(paywall=True))}
     md = pages["questions/kv-fp8.md"].markdown
-    blocks = re.findall(r'<div class="qb-premium" data-qb-section="(\d)" data-qb-heading="([^"]+)" markdown="1">', md)
-    assert blocks == [("1", "Rounding against clipping"), ("2", "Where the failures hide")]
+    settings = Settings(paywall=True)
+    pages = {p.path: p for p in render_pages(corpus, settings)}
+    md = pages["questions/kv-fp8.md"].markdown
+    blocks = re.findall(rf"<!--qbseal {settings.seal_token} open premium (\d) ([0-9a-f]+)-->", md)
+    assert [(n, bytes.fromhex(h).decode()) for n, h in blocks] == [
+        ("1", "Rounding against clipping"), ("2", "Where the failures hide")
+    ]
+    assert md.count(f"<!--qbseal {settings.seal_token} close premium ") == 2
     assert "SECRET-PREMIUM-FP8-ROUNDING" in md and "SECRET-PREMIUM-FP8-LONG" in md
     assert "qb-locked" not in md
 
@@ -42,7 +48,7 @@ def test_placeholder_and_block_escape_headings() -> None:
         '<p><strong>Premium section</strong> · ≈ 120 words. <a href="../../pricing/">Unlock it with Premium</a> · '
         "6 months · one payment · no auto-renewal</p>"
     )
-    block = premium_block("H", "## H\n\n320 GiB{=kv} of cache\n", 1)
+    block = premium_block("H", "## H\n\n320 GiB{=kv} of cache\n", 1, "0" * 32)
     assert "320 GiB of cache" in block and "{=kv}" not in block
 
 

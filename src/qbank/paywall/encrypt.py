@@ -1,11 +1,14 @@
-"""Sealing a rendered page: each ``.qb-premium`` div becomes a placeholder plus ciphertext in a file.
+"""Sealing a rendered page: each premium region becomes a placeholder plus ciphertext in a file.
 
-Contract with the renderer: with the paywall on, a question page's Markdown wraps each premium section
-in ``<div class="qb-premium" data-qb-section="I" data-qb-heading="HEADING" markdown="1">``. The page's
-HTML (after Markdown, before the theme and before search sees it) goes through :func:`seal_page`.
-Any other premium part of a page (a code drill's reference solution, its edge-case tests) uses the
-same div. Hub pages may show ``<span data-qb-unlock-count="N" data-qb-free="F">F</span>``: the browser
-sets it to N once the reader's key opens the current release, and back to F (0 when absent) without one.
+Contract with the renderer (``qbank.seal.regions``): with the paywall on, a question page's Markdown
+places each contributor part between region markers carrying the build's token: ``free`` parts (free
+answer text, a free derivation) and ``premium`` ones (a ``/// premium`` block, a premium question's
+derivation and kernel checks). The page's HTML (after Markdown, before the theme and before search
+sees it) goes through :func:`seal_page`, which cuts marker to marker by exact string, sanitizes every
+region (``qbank.seal.sanitize``) and replaces each premium one by its placeholder: the seal follows the
+Markdown block, not the HTML inside it, so no ``</div>`` or comment in an answer can end it early.
+Hub pages may show ``<span data-qb-unlock-count="N" data-qb-free="F">F</span>``: the browser sets it to
+N once the reader's key opens the current release, and back to F (0 when absent) without one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from ..seal.regions import Region, RegionError, find_regions, rewrite
+from ..seal.sanitize import sanitize_html
 from .release import FORMAT, Release, b64
 
 PREMIUM_CLASS = "qb-premium"
@@ -60,56 +65,50 @@ class SealedPage:
     """Anchors of headings inside premium sections that must not appear in the table of contents."""
 
 
-@dataclass
-class _Span:
-    start: int
-    inner_start: int
-    attrs: dict[str, str]
-    inner_end: int = -1
-    end: int = -1
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+MARKER_LEFT = "<!--qbseal"
 
 
-class _PremiumFinder(HTMLParser):
-    """Finds the extent of every premium div, counting nested divs to find its closing tag."""
+class _Balance(HTMLParser):
+    """Finds closing tags that close nothing open, and elements left open."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.text = text
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.spans: list[_Span] = []
-        self.depth = 0
-
-    def _offset(self) -> int:
-        line, col = self.getpos()
-        return self.line_starts[line - 1] + col
+        self.stack: list[str] = []
+        self.stray: list[tuple[int, int]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag != "div":
-            return
-        a = {k: v or "" for k, v in attrs}
-        classes = a.get("class", "").split()
-        # a locked placeholder (the renderer's, with the paywall off) holds a notice, not premium text
-        is_premium = PREMIUM_CLASS in classes and LOCKED_CLASS not in classes
-        if self.depth:
-            if is_premium:
-                raise SealError(f"a premium section is nested inside another (line {self.getpos()[0]})")
-            self.depth += 1
-        elif is_premium:
-            start = self._offset()
-            self.spans.append(_Span(start, start + len(self.get_starttag_text() or ""), a))
-            self.depth = 1
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        pass  # a self-closed div opens nothing
+        if tag not in VOID:
+            self.stack.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag != "div" or not self.depth:
+        if tag in VOID:
             return
-        self.depth -= 1
-        if not self.depth:
-            span = self.spans[-1]
-            span.inner_end = self._offset()
-            span.end = self.text.index(">", span.inner_end) + 1
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        else:
+            line, col = self.getpos()
+            start = self.line_starts[line - 1] + col
+            self.stray.append((start, start + len(f"</{tag}>")))
+
+
+def balanced(page_html: str) -> str:
+    """The page with closing tags that close nothing removed (Markdown closes an author's open raw block
+    after the part it was opened in); a :class:`SealError` when an element is left open."""
+    b = _Balance(page_html)
+    b.feed(page_html)
+    b.close()
+    if b.stack:
+        raise SealError(f"the page's HTML does not nest outside its answer parts (<{b.stack[-1]}> left open)")
+    out, pos = [], 0
+    for start, end in b.stray:
+        if not re.fullmatch(r"</\w+\s*>", page_html[start:end]):
+            raise SealError("the page's HTML does not nest outside its answer parts")
+        out.append(page_html[pos:start])
+        pos = end
+    out.append(page_html[pos:])
+    return "".join(out)
 
 
 def html_text(fragment: str) -> str:
@@ -139,56 +138,65 @@ def placeholder(section: str, heading: str, heading_id: str | None, words: int, 
     )
 
 
-def _find(page_html: str) -> list[_Span]:
-    finder = _PremiumFinder(page_html)
-    finder.feed(page_html)
-    finder.close()
-    if finder.depth:
-        raise SealError("a premium section is never closed")
-    return finder.spans
-
-
-def premium_sections(page_html: str) -> int:
-    """How many premium sections (not locked placeholders) a page's HTML holds."""
-    return len(_find(page_html)) if PREMIUM_CLASS in page_html else 0
-
-
-def seal_page(page_html: str, page_path: str, release: Release, *, buy_url: str = "/pricing/") -> SealedPage:
-    """Replace every premium div of a page by a placeholder and return the ciphertext file it needs.
+def seal_page(
+    page_html: str, page_path: str, release: Release, token: str, *, buy_url: str = "/pricing/"
+) -> SealedPage:
+    """Sanitize every region of a page and replace each premium one by a placeholder and ciphertext.
 
     ``page_path`` is the page's URL path on the deployed site (``/questions/slug/``); it is the
     associated data of each fragment, so the browser computes it from ``location.pathname``.
+    ``token`` is the build's region token (the renderer's ``Settings.seal_token``).
     """
-    spans = _find(page_html)
-    if not spans:
-        return SealedPage(page_html)
+    try:
+        regions = find_regions(page_html, token)
+    except RegionError as exc:
+        raise SealError(str(exc)) from exc
     sealed = SealedPage(page_html)
+    if not regions:
+        if MARKER_LEFT in page_html:
+            raise SealError("region markers of another build are on this page (token mismatch): nothing is sealed")
+        return sealed
+    clean = {(r.kind, r.index): sanitize_html(page_html[r.inner_start : r.inner_end]) for r in regions}
+    premium = [r for r in regions if r.kind == "premium"]
     sections: dict[str, dict[str, str]] = {}
-    pieces: list[tuple[_Span, str, str, str | None, int]] = []
-    for n, span in enumerate(spans):
-        section = span.attrs.get("data-qb-section") or str(n)
-        if section in sections:
-            raise SealError(f"two premium sections are numbered {section!r}")
-        inner = page_html[span.inner_start : span.inner_end].strip()
+    words_of: dict[str, int] = {}
+    ids_of: dict[str, str | None] = {}
+    for r in premium:
+        section = str(r.index)
+        inner = clean[(r.kind, r.index)].strip()
         ids = HEADING_ID_RE.findall(inner)
-        heading = span.attrs.get("data-qb-heading") or "Premium section"
+        heading = r.heading or "Premium section"
         text = html_text(inner)
         nonce, ct = release.seal(inner, page_path, section)
         sections[section] = {"n": b64(nonce), "c": b64(ct)}
         sealed.fragments.append(PremiumFragment(page_path, section, heading, inner, text))
         # the section's own heading is public (it is on the placeholder); headings below it are not
         sealed.hidden_ids.update(ids[1:])
-        pieces.append((span, section, heading, ids[0] if ids else None, about_words(text)))
-    body = {"v": FORMAT, "release": release.release_id, "page": page_path, "sections": sections}
-    content = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-    name = hashlib.sha256(content).hexdigest()[:20] + ".json"
-    sealed.files.append(CiphertextFile(f"{PREMIUM_DIR}/{name}", content))
-    out: list[str] = []
-    pos = 0
-    for span, section, heading, hid, words in pieces:
-        out.append(page_html[pos : span.start])
-        out.append(placeholder(section, heading, hid, words, name, buy_url))
-        pos = span.end
-    out.append(page_html[pos:])
-    sealed.html = "".join(out)
+        words_of[section] = about_words(text)
+        ids_of[section] = ids[0] if ids else None
+    name = ""
+    if sections:
+        body = {"v": FORMAT, "release": release.release_id, "page": page_path, "sections": sections}
+        content = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+        name = hashlib.sha256(content).hexdigest()[:20] + ".json"
+        sealed.files.append(CiphertextFile(f"{PREMIUM_DIR}/{name}", content))
+
+    def replace(r: Region, inner: str) -> str:
+        if r.kind != "premium":
+            return clean[(r.kind, r.index)]
+        s = str(r.index)
+        return placeholder(s, r.heading or "Premium section", ids_of[s], words_of[s], name, buy_url)
+
+    out = rewrite(page_html, regions, replace)
+    if MARKER_LEFT in out:
+        raise SealError("a region marker is left outside the regions (token mismatch or a marker out of place)")
+    sealed.html = balanced(out)
     return sealed
+
+
+def premium_regions(page_html: str, token: str) -> int:
+    """How many premium regions a page's HTML holds (a :class:`SealError` when its markers are broken)."""
+    try:
+        return sum(r.kind == "premium" for r in find_regions(page_html, token))
+    except RegionError as exc:
+        raise SealError(str(exc)) from exc

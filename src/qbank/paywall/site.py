@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 from ..problems import Problem, error, warning
 from .csp import add_csp, content_scripts
-from .encrypt import CiphertextFile, PremiumFragment, premium_sections, seal_page
+from .encrypt import CiphertextFile, PremiumFragment, premium_regions, seal_page
 from .recipient import ENV_RECIPIENT, SealError, load_public, seal
 from .release import Release
 
@@ -128,19 +128,20 @@ def _prune(items: list[Any], hidden: set[str]) -> list[Any]:
     return kept
 
 
-def on_page_content(html: str, page: Any, config: Any) -> str:
-    """Seal the page's premium sections and drop their inner headings from the page's TOC."""
+def on_page_content(html: str, page: Any, config: Any, token: str = "") -> str:
+    """Sanitize the page's answer parts, seal its premium ones and drop their inner headings from the TOC.
+
+    ``token`` is the build's region token (``Settings.seal_token``) the renderer marked the parts with.
+    """
     build = current(config)
-    if content_scripts(html):
-        raise PaywallBuildError(f"{page.file.src_uri}: page content may not contain <script> (CSP forbids it)")
     try:
-        if not premium_sections(html):
-            return html
-        if not build.enabled:
+        if premium_regions(html, token) and not build.enabled:
             raise PaywallBuildError(f"{page.file.src_uri}: premium sections on a page while the paywall is disabled")
-        sealed = seal_page(html, page_path(config, page.url), build.release, buy_url=build.buy_url)
+        sealed = seal_page(html, page_path(config, page.url), build.release, token, buy_url=build.buy_url)
     except ValueError as exc:
         raise PaywallBuildError(f"{page.file.src_uri}: {exc}") from exc
+    if content_scripts(sealed.html):
+        raise PaywallBuildError(f"{page.file.src_uri}: page content may not contain <script> (CSP forbids it)")
     build.files.extend(sealed.files)
     build.fragments.extend(sealed.fragments)
     if sealed.hidden_ids and getattr(page, "toc", None) is not None:

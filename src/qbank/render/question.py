@@ -6,6 +6,7 @@ from typing import Any
 
 from ..answers import FreeText, PremiumSection
 from ..corpus import Corpus
+from ..seal.regions import wrap
 from .common import (
     HOME,
     OFFER,
@@ -52,28 +53,33 @@ def locked_notice_html(n_words: int, pricing_url: str) -> str:
     )
 
 
-def premium_block(heading: str, markdown: str, index: int) -> str:
-    """The paywall contract: one premium section in full, wrapped for encryption at build time."""
-    return (
-        f'<div class="{PREMIUM_CLASS}" data-qb-section="{index}" data-qb-heading="{attr(heading)}" markdown="1">\n\n'
-        f"{strip_markers(markdown).strip()}\n\n</div>\n"
-    )
+def premium_block(heading: str, markdown: str, index: int, token: str) -> str:
+    """The paywall contract: one premium section in full, between region markers the sealer cuts at build time.
+
+    Everything between the markers is sealed whatever HTML it holds (see ``qbank.seal.regions``).
+    """
+    return wrap(token, "premium", index, strip_markers(markdown), heading)
 
 
-def preview_block(heading: str, markdown: str, index: int) -> str:
+def free_block(markdown: str, index: int, token: str) -> str:
+    """A free contributor part (answer text, a free derivation): published after the sanitizer."""
+    return wrap(token, "free", index, strip_markers(markdown))
+
+
+def preview_block(heading: str, markdown: str, index: int, token: str) -> str:
     """`qbank serve` only: a premium section shown in full under a clear marker (never sealed, never built)."""
     return (
         f'<div class="{PREVIEW_CLASS}" data-qb-section="{index}" data-qb-heading="{attr(heading)}" markdown="1">\n\n'
-        f'<p class="qb-preview-mark">preview: premium shown (sealed in a build)</p>\n\n'
-        f"{strip_markers(markdown).strip()}\n\n</div>\n"
+        f'<p class="qb-preview-mark">preview: premium shown (sealed in a build)</p>\n'
+        f"{wrap(token, 'preview', index, strip_markers(markdown), heading)}\n</div>\n"
     )
 
 
 def _section(heading: str, markdown: str, index: int, src: str, settings: Settings) -> str:
     if settings.preview:
-        return preview_block(heading, markdown, index)
+        return preview_block(heading, markdown, index, settings.seal_token)
     if settings.paywall:
-        return premium_block(heading, markdown, index)
+        return premium_block(heading, markdown, index, settings.seal_token)
     return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING))
 
 
@@ -90,19 +96,23 @@ def _demote(markdown: str) -> str:
 
 
 def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Settings) -> str:
+    """The executed derivation and the kernel checks: for a premium question, all of it is one premium
+    section (check names, devices and times come from the premium script, so they stay in the seal)."""
     parts: list[str] = []
     if d.markdown:
-        if premium:
-            # demoted like a free one: unlocked, its headings sit under the page's h1 too
-            parts.append(_section("Executed derivation", "## Executed derivation\n\n" + _demote(d.markdown), index,
-                                  src, settings))
-        else:
-            parts += ["## Executed derivation", "", strip_markers(_demote(d.markdown)).strip(), ""]
+        # demoted: its headings sit under the page's h1
+        parts += ["## Executed derivation", "", _demote(d.markdown).strip(), ""]
     if d.kernels:
         parts += ["## Kernel checks", "", "| check | device | ran at | result |", "| --- | --- | --- | --- |"]
-        parts += [f"| {md_escape(k.name)} | {md_escape(k.device)} | {k.ran_at} | {k.outcome} |" for k in d.kernels]
+        parts += [
+            f"| {md_escape(k.name)} | {md_escape(k.device)} | {md_escape(k.ran_at)} | {md_escape(k.outcome)} |"
+            for k in d.kernels
+        ]
         parts.append("")
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    if premium:
+        return _section("Executed derivation" if d.markdown else "Kernel checks", text, index, src, settings)
+    return free_block(text, 1000 + index, settings.seal_token)
 
 
 def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
@@ -133,16 +143,16 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
     answer = corpus.answers.get(slug)
     index = 0
     if answer is not None:
-        for part in answer.parts:
+        for n, part in enumerate(answer.parts):
             if isinstance(part, FreeText):
-                body += [strip_markers(part.markdown).strip(), ""]
+                body += [free_block(part.markdown, n, settings.seal_token), ""]
             elif isinstance(part, PremiumSection):
                 index += 1
                 body.append(_section(part.heading, part.markdown, index, src, settings))
     derivation = latest(corpus.root, slug)
     if derivation is not None:
         body.append(_derivation(derivation, premium, index + 1, src, settings))
-        index += 1 if premium and derivation.markdown else 0
+        index += 1 if premium else 0
     if q.concepts:
         body += ["## Concepts", ""]
         body += [
@@ -191,4 +201,4 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
     return make_page(meta, "\n".join(body))
 
 
-__all__ = ["locked_placeholder", "premium_block", "question_page"]
+__all__ = ["free_block", "locked_placeholder", "premium_block", "question_page"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from ..seal.regions import new_token
 
 BRAND = "qbank"
 
@@ -25,6 +27,8 @@ class Settings:
     """How many related questions a question page lists."""
     preview: bool = False
     """`qbank serve` only: premium sections shown in full, marked as preview (the hooks refuse it in a build)."""
+    seal_token: str = field(default_factory=new_token, repr=False, compare=False)
+    """This build's region-marker token (see ``qbank.seal.regions``): drawn per build, never written out."""
 
     @property
     def base(self) -> str:
@@ -38,5 +42,5 @@ def settings_from(site_url: str | None, extra: dict[str, Any] | None) -> Setting
     Keys this module does not know are left alone: ``extra.qbank`` is shared with the paywall's settings.
     """
     raw = dict((extra or {}).get("qbank") or {})
-    known = set(Settings.__dataclass_fields__) - {"site_url"}
+    known = set(Settings.__dataclass_fields__) - {"site_url", "seal_token"}
     return Settings(site_url=site_url or Settings.site_url, **{k: v for k, v in raw.items() if k in known})
