@@ -69,7 +69,7 @@ def test_a_bad_recipient_is_an_error_and_seals_nothing(tmp_path: Path, monkeypat
     monkeypatch.setenv("QBANK_LEDGER", "")
     cfg = config(tmp_path, recipient="bad.pub")
     build = site.on_config(cfg)
-    site.on_page_content(PREMIUM, page(), cfg)
+    site.on_page_content(PREMIUM, page(), cfg, TOKEN)
     site.on_post_build(cfg)
     assert [(p.path, p.code) for p in build.problems] == [("bad.pub", "paywall-recipient")]
     assert not (tmp_path / ".qbank").exists()
