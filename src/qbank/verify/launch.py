@@ -27,6 +27,7 @@ from . import sandbox
 from .cells import Cell, padded, split_cells
 
 NETWORK_ERRNOS = {errno.ENETUNREACH, errno.ENETDOWN, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL}
+WALLED_NETWORK_ERRNOS = {errno.ECONNREFUSED}  # under the wall the only network is the sandbox's own loopback
 
 
 class Capture(io.TextIOBase):
@@ -102,7 +103,7 @@ def _kind(exc: BaseException, netns: bool) -> str:
                 return "sandbox-read"
             if cur.errno == errno.EPERM and not cur.filename:
                 return "sandbox-denied"  # the seccomp filter (mount, setns, unix sockets, ptrace, ...)
-        if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS:
+        if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS | (WALLED_NETWORK_ERRNOS if VIEW else set()):
             return "network"
         cur = cur.__cause__ or cur.__context__
     if isinstance(exc, MemoryError):
