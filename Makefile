@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser clean
+.PHONY: site test lint venv browser sandbox clean
 
 venv: $(STAMP)
 
@@ -22,14 +22,23 @@ browser:
 	  else echo "make: /usr/bin/chromium missing; install Debian's chromium package" >&2; fi; \
 	fi
 
-site: $(STAMP)
+# Debian's bubblewrap is the wall around verification scripts (qbank fails closed without it).
+sandbox:
+	@if [ ! -x /usr/bin/bwrap ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
+	      || { echo "make: could not install bubblewrap" >&2; exit 1; }; \
+	  else echo "make: /usr/bin/bwrap missing; install Debian's bubblewrap package" >&2; exit 1; fi; \
+	fi
+
+site: $(STAMP) sandbox
 	$(BIN)/qbank build
 
 lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
-test: $(STAMP) browser lint
+test: $(STAMP) browser sandbox lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 clean:

@@ -59,7 +59,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     root = _root(args)
     # numbers in prose are claims: scripts run first (cached), then every number must bind
-    _corpus, report = check_all(root, verify=not args.no_verify)
+    _corpus, report = check_all(root, verify=not args.no_verify, trust_local=_trust_local(args))
     if args.paths:
         wanted = {_rel_to(root, p) for p in args.paths}
         slugs = {Path(w).stem for w in wanted}
@@ -543,6 +543,21 @@ def _shard(text: str) -> tuple[int, int]:
     return k, n
 
 
+def _trust_local(args: argparse.Namespace) -> bool:
+    """``--trust-local``: refused under CI=true; said loudly on stderr otherwise."""
+    if not getattr(args, "trust_local", False):
+        return False
+    if os.environ.get("CI", "").lower() == "true":
+        raise UsageError("--trust-local is refused under CI=true: scripts from pull requests always run sandboxed")
+    print(
+        "qbank: WARNING: --trust-local: verification scripts run WITHOUT the bubblewrap sandbox "
+        "(only the in-process layers); use it only for your own scripts on your own machine",
+        file=sys.stderr,
+        flush=True,
+    )
+    return True
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Run stale verification scripts in the sandbox (or merge shard reports) and report the outcomes."""
     import json
@@ -556,6 +571,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         run = engine.merge(root, bundles, strict=args.strict)
     else:
         options = RunOptions(
+            trust_local=_trust_local(args),
             network=args.network,
             fs=args.fs,
             mem_bytes=int(args.mem_limit * (1 << 30)) if args.mem_limit else None,
@@ -610,6 +626,9 @@ def cmd_gpu_keygen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+TRUST_HELP = "run scripts WITHOUT the sandbox (your own scripts, your own machine; refused under CI=true)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     common = argparse.ArgumentParser(add_help=False)
@@ -625,6 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", parents=[common], help="validate and cross-check all content")
     p.add_argument("paths", nargs="*", help="only report problems of these files (all content is still loaded)")
     p.add_argument("--no-verify", action="store_true", help="do not run stale scripts; bind against existing records")
+    p.add_argument("--trust-local", action="store_true", help=TRUST_HELP)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("schema", parents=[common], help="write JSON Schemas for the YAML files")
@@ -668,6 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--network", choices=("auto", "namespace", "socket"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--fs", choices=("auto", "mount", "audit"), default="auto", help=argparse.SUPPRESS)
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
+    p.add_argument("--trust-local", action="store_true", help=TRUST_HELP)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("gpu-keygen", parents=[common], help="make the GPU runner's key for signing frozen results")

@@ -17,6 +17,7 @@ def check_all(
     jobs: int = 0,
     log: Callable[[str], None] | None = None,
     memo: Memo | None = None,
+    trust_local: bool = False,
 ) -> tuple[Corpus, Report]:
     """Every problem of the repository: content, verification outcomes and numbers in prose.
 
@@ -33,7 +34,10 @@ def check_all(
         # scripts of questions whose YAML failed validation run too: their answers' numbers still get checked
         slugs = sorted(s for s in corpus.verify_scripts if s in corpus.questions or s in corpus.invalid)
         if slugs:
-            run = engine.verify(root, engine.VerifyConfig(slugs=slugs, jobs=jobs), log=log)
+            from .verify.options import RunOptions
+
+            config = engine.VerifyConfig(slugs=slugs, jobs=jobs, options=RunOptions(trust_local=trust_local))
+            run = engine.verify(root, config, log=log)
             report.extend(run.report.problems)
     elif corpus.verify_scripts:  # not run, still read: the static check costs no sandbox
         from .verify.lint import lint_script

@@ -192,6 +192,14 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
 
     entries: dict[str, dict[str, Any]] = {}
+    if todo and not options.trust_local:
+        from .sandbox import probe
+
+        missing = probe.missing()
+        if missing is not None:  # fail closed: nothing runs, nothing is stored, every script says why
+            for slug, _reason in todo:
+                results[slug] = no_sandbox_result(slug, missing)
+            todo = []
     if todo:
         # imported here: a warm run (nothing to execute) needs none of this
         import threading
@@ -241,6 +249,19 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         store.write_index(root, index)
     ordered = [results[s] for s in selected]
     return VerifyRun(ordered, build_report(ordered, config.strict), entries, device)
+
+
+def no_sandbox_result(slug: str, why: str) -> dict[str, Any]:
+    """The result of a script that was not run because the wall is missing (never cached)."""
+    from .outcomes import problem_json
+    from .sandbox.probe import HOW_TO_FIX
+
+    msg = f"not run: no sandbox: {why}; {HOW_TO_FIX}"
+    return {
+        "slug": slug, "outcome": "error", "duration": 0.0, "device": "cpu", "claims": 0, "checks": 0,
+        "message": msg, "problems": [problem_json(error(f"verify/{slug}.py", 0, 0, "verify-no-sandbox", msg))],
+        "kernels": [], "ran_at": _now(), "timeout": 0, "cache": "miss", "reason": "no sandbox",
+    }
 
 
 def entries_for(root: Path, run: VerifyRun) -> dict[str, dict[str, Any]]:

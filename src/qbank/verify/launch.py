@@ -15,6 +15,7 @@ import faulthandler
 import io
 import json
 import os
+import resource
 import signal
 import sys
 import traceback
@@ -26,6 +27,7 @@ from . import sandbox
 from .cells import Cell, padded, split_cells
 
 NETWORK_ERRNOS = {errno.ENETUNREACH, errno.ENETDOWN, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL}
+WALLED_NETWORK_ERRNOS = {errno.ECONNREFUSED}  # under the wall the only network is the sandbox's own loopback
 
 
 class Capture(io.TextIOBase):
@@ -66,6 +68,20 @@ class Capture(io.TextIOBase):
         return len(s)
 
 
+def _outside(path: Any, view: tuple[str, ...]) -> bool:
+    """A path the sandbox does not show: outside every bind, or another process's /proc entry."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        return False
+    parts = path.split("/")
+    if len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and int(parts[2]) != os.getpid():
+        return True
+    return not any(path == r or path.startswith(r.rstrip("/") + "/") for r in view)
+
+
+VIEW: tuple[str, ...] = ()
+"""The paths a script under bubblewrap can see (empty when the wall is not bubblewrap)."""
+
+
 def _kind(exc: BaseException, netns: bool) -> str:
     """A coarse class of the failure, so the runner can give each its own problem code."""
     seen: set[int] = set()
@@ -82,7 +98,12 @@ def _kind(exc: BaseException, netns: bool) -> str:
             return "sandbox-exec"
         if isinstance(cur, OSError) and cur.errno == errno.EROFS:
             return "sandbox-write"
-        if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS:
+        if VIEW and isinstance(cur, OSError) and cur.errno in {errno.ENOENT, errno.EACCES, errno.EPERM}:
+            if _outside(cur.filename, VIEW) or (cur.errno == errno.EACCES and cur.filename):
+                return "sandbox-read"
+            if cur.errno == errno.EPERM and not cur.filename:
+                return "sandbox-denied"  # the seccomp filter (mount, setns, unix sockets, ptrace, ...)
+        if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS | (WALLED_NETWORK_ERRNOS if VIEW else set()):
             return "network"
         cur = cur.__cause__ or cur.__context__
     if isinstance(exc, MemoryError):
@@ -164,16 +185,44 @@ def _local_modules(repo: str, excluded: tuple[str, ...]) -> set[str]:
 
 def run(config: dict[str, Any]) -> dict[str, Any]:
     """Run the configured script; returns the status to write."""
-    script, repo, run_dir = config["script"], config["repo"], config["run_dir"]
     status: dict[str, Any] = {"error": None, "cells": [], "exit": "normal"}
-    notes: list[str] = []
-
-    faults = open(os.path.join(run_dir, "faults.txt"), "w")  # noqa: SIM115 - stays open for faulthandler
+    faults = os.fdopen(config["faults_fd"], "w")  # a file of the runner's, outside the sandbox
     faulthandler.enable(file=faults)
     if hasattr(signal, "SIGXCPU"):
         faulthandler.register(signal.SIGXCPU, file=faults, chain=True)
     sandbox.set_limits(config.get("mem_bytes"), config.get("cpu_seconds"), config.get("fsize_bytes"))
+    if config.get("nproc"):  # the job's own uid: a hard process-count limit for the whole tree
+        resource.setrlimit(resource.RLIMIT_NPROC, (config["nproc"], config["nproc"]))
+    if config.get("mode") == "bwrap":
+        _watchdog(config, faults)
+        return _run_walled(config, status)
+    return _run_layers(config, status, faults)
 
+
+def _watchdog(config: dict[str, Any], faults: Any) -> None:
+    """Dump the script's stack shortly before the timeout, so the runner can say where it hung."""
+    timeout = float(config.get("timeout") or 0)
+    if timeout > 0:
+        faulthandler.dump_traceback_later(max(timeout - min(1.0, timeout * 0.25), 0.05), file=faults, exit=False)
+
+
+def _run_walled(config: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+    """Under bubblewrap: the kernel is the wall; the audit hook only names refused writes early."""
+    global VIEW
+    VIEW = tuple(config.get("view") or ())
+    status["sandbox"] = {
+        "network": "namespace",
+        "fs": "bwrap+audit-hook",
+        "notes": [] if config.get("cgroup") else ["no cgroup: process count limited by RLIMIT_NPROC"],
+    }
+    hook = sandbox.AuditHook(config["repo"], config["run_dir"], (config["script"],), False, True, ())
+    return _execute(config, status, hook, True)
+
+
+def _run_layers(config: dict[str, Any], status: dict[str, Any], faults: Any) -> dict[str, Any]:
+    """``--trust-local``: the old home-made layers (namespaces when the kernel allows, the audit hook)."""
+    script, repo, run_dir = config["script"], config["repo"], config["run_dir"]
+    notes: list[str] = ["--trust-local: no bubblewrap wall"]
     net_mode, fs_mode = config.get("network", "auto"), config.get("fs", "auto")
     flags = (sandbox.CLONE_NEWNET if net_mode in {"auto", "namespace"} else 0) | (
         sandbox.CLONE_NEWNS if fs_mode in {"auto", "mount"} else 0
@@ -196,9 +245,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     if fs_mode == "mount" and not mounted:
         raise SystemExit(f"qbank launcher: a read-only mount was required but failed: {why}")
     # the watchdog is a thread, and a user namespace can only be entered single-threaded: start it after
-    timeout = float(config.get("timeout") or 0)
-    if timeout > 0:
-        faulthandler.dump_traceback_later(max(timeout - min(1.0, timeout * 0.25), 0.05), file=faults, exit=False)
+    _watchdog(config, faults)
     refuse_sockets = not netns  # the in-interpreter refusal stands in when the kernel gives no namespace
     refuse_writes = fs_mode in {"auto", "audit"}
     status["sandbox"] = {
@@ -210,8 +257,14 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     excluded = (*tuple(os.path.realpath(p) for p in config.get("exclude", [])), script)
     hidden = () if mounted else tuple(os.path.realpath(p) for p in config.get("hide", []))
     hook = sandbox.AuditHook(repo, run_dir, excluded, refuse_sockets, refuse_writes, hidden)
-    sandbox.install(hook)
+    return _execute(config, status, hook, bool(netns))
 
+
+def _execute(config: dict[str, Any], status: dict[str, Any], hook: sandbox.AuditHook, netns: bool) -> dict[str, Any]:
+    """Run the cells with the hook armed; fill in the status."""
+    script, repo = config["script"], config["repo"]
+    excluded = (*tuple(os.path.realpath(p) for p in config.get("exclude", [])), script)
+    sandbox.install(hook)
     text = Path(script).read_text(encoding="utf-8")
     cells = split_cells(text)
     state: dict[str, Any] = {"cap": int(config.get("output_cap", 1 << 20)), "kept": 0, "dropped": 0, "printed": 0}
@@ -220,7 +273,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     main.__dict__.update({"__file__": script, "__builtins__": builtins})
     sys.modules["__main__"] = main
     sys.argv = [script]
-    progress = open(os.path.join(run_dir, "progress.txt"), "w", buffering=1)  # noqa: SIM115
+    progress = os.fdopen(config["progress_fd"], "w", buffering=1)
     count = 0
     compiled: list[tuple[Cell, Any]] = []
     try:
@@ -265,23 +318,39 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         status["stamp"] = _device_stamp()
     except Exception as exc:  # the stamp is informative; never lose the result over it
         status["stamp"] = {"error": repr(exc)}
+    if config.get("mode") == "bwrap":
+        status["stray"] = len(_others())
     return status
+
+
+def _others() -> list[int]:
+    """Live processes of this PID namespace other than ours and bubblewrap's init (pid 1)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in {1, os.getpid()}:
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rfind(")") + 2 :].split()[:1] != ["Z"]:
+            out.append(int(entry))
+    return out
 
 
 def main(argv: list[str]) -> None:
     """Entry point: read the config, run, write status and record, and leave at once."""
-    config = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    config = json.loads(argv[1])
     os.chdir(config["work_dir"])
     status = run(config)
-    run_dir = config["run_dir"]
     api = sys.modules.get("qbank.verify.api")
-    if api is not None:
-        api._write()
-    else:
-        Path(os.environ["QBANK_VERIFY_OUT"]).write_text(json.dumps({"api": 1, "values": [], "checks": []}))
-    tmp = os.path.join(run_dir, "status.json.tmp")
-    Path(tmp).write_text(json.dumps(status), encoding="utf-8")
-    os.replace(tmp, os.path.join(run_dir, "status.json"))
+    record = api.RECORD.to_json() if api is not None else {"api": 1, "values": [], "checks": []}
+    data = json.dumps({"status": status, "record": record}).encode("utf-8")
+    # the runner's pipe, not a file in a folder: the runner alone writes results and the cache
+    with os.fdopen(config["result_fd"], "wb", buffering=0) as channel:
+        view = memoryview(data)
+        while view:
+            view = view[channel.write(view) or 0 :]
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

@@ -13,9 +13,9 @@ class RunOptions:
 
     device: str = "cpu"
     network: str = "auto"
-    """auto (namespace, else in-interpreter socket refusal), namespace (required) or socket (refusal only)."""
+    """With ``trust_local`` only: auto (namespace, else socket refusal), namespace (required) or socket."""
     fs: str = "auto"
-    """auto (read-only repository mount where possible, plus the write audit hook), mount or audit."""
+    """With ``trust_local`` only: auto (read-only repository mount where possible, plus the audit hook), mount or audit."""
     mem_bytes: int | None = 4 * GiB
     output_cap: int = 1 << 20
     fsize_bytes: int = 256 << 20
@@ -25,3 +25,5 @@ class RunOptions:
     extra_env: tuple[tuple[str, str], ...] = ()
     static_check: bool = True
     """Refuse to run scripts that fail ``lint.lint_script``; off only in tests of the walls underneath."""
+    trust_local: bool = False
+    """``--trust-local``: no bubblewrap wall, only the old in-process layers (never the default; refused in CI)."""

@@ -26,6 +26,7 @@ ERROR_CODES = {
     "sandbox-write": "verify-sandbox-write",
     "sandbox-exec": "verify-sandbox-exec",
     "sandbox-read": "verify-sandbox-read",
+    "sandbox-denied": "verify-sandbox-denied",
     "syntax": "verify-syntax",
     "usage": "verify-usage",
     "exit": "verify-exit",
@@ -76,11 +77,17 @@ def classify(
     where = script_line(raw.faults, script_abs) or raw.last_cell_line
     if raw.timed_out:
         msg = f"timed out after {timeout:g} s (the whole script; set verify.timeout in the question to change it)"
-        return Verdict("timeout", [error(rel, where, 0, "verify-timeout", msg)], message=msg)
+        probs = [error(rel, where, 0, "verify-timeout", msg)]
+        if raw.pids_limited:
+            probs.append(error(rel, where, 0, "verify-process-limit",
+                               f"the process-count limit refused {raw.pids_limited} fork(s) (a fork bomb?)"))
+        return Verdict("timeout", probs, message=msg)
     rc = raw.returncode or 0
     if rc < 0:
         name = signal.Signals(-rc).name if -rc in {s.value for s in signal.Signals} else f"signal {-rc}"
         why = SIGNAL_WHY.get(name, name)
+        if raw.pids_limited:
+            why += f"; the process-count limit refused {raw.pids_limited} fork(s)"
         if name == "SIGKILL" and raw.oom_kills:
             why = "SIGKILL by the kernel's OOM killer (the cgroup's oom_kill count rose)"
         msg = f"killed by {why}"
@@ -122,6 +129,11 @@ def classify(
             )
             if verdict.outcome == "pass":
                 verdict.outcome, verdict.message = "fail", f"check failed: {c.get('message')}"
+    if raw.pids_limited:
+        msg = f"hit the process-count limit {raw.pids_limited} time(s) (a fork bomb, or too many processes)"
+        problems.append(error(rel, where if err else 0, 0, "verify-process-limit", msg))
+        if verdict.outcome in {"pass", "fail"}:
+            verdict.outcome, verdict.message = "error", msg
     if raw.stray:
         msg = f"left {raw.stray} process(es) running after it ended; they were killed"
         problems.append(error(rel, 0, 0, "verify-stray-process", msg))

@@ -57,6 +57,8 @@ class RawRun:
     last_cell_line: int
     stray: int
     oom_kills: int = 0
+    pids_limited: int = 0
+    """How often the whole tree's process-count limit refused a fork (cgroup pids.events)."""
     env_keys: list[str] = field(default_factory=list)
 
 
@@ -69,17 +71,6 @@ def _tail(path: Path, limit: int = 4000) -> str:
             return fh.read().decode("utf-8", "replace")
     except OSError:
         return ""
-
-
-def _oom_kills() -> int:
-    """The cgroup's OOM-kill counter, when the kernel exposes it (cgroup v2)."""
-    try:
-        for line in Path("/sys/fs/cgroup/memory.events").read_text().splitlines():
-            if line.startswith("oom_kill "):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
 
 
 def _group_alive(pgid: int) -> list[int]:
@@ -139,24 +130,24 @@ def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dic
 
 
 def run_script(root: Path, script: Path, timeout: float, options: RunOptions) -> RawRun:
-    """Run ``script`` once in a fresh process group with limits; never raises for the script's sake."""
+    """Run ``script`` once behind the wall (or, with ``trust_local``, the old layers); never raises for it."""
     root = root.resolve()
-    run_dir = Path(tempfile.mkdtemp(prefix="qbank-verify-"))
+    host_dir = Path(tempfile.mkdtemp(prefix="qbank-verify-"))  # the runner's own: output, faults, progress
     try:
-        return _run(root, script.resolve(), timeout, options, run_dir)
+        if options.trust_local:
+            return _run_local(root, script.resolve(), timeout, options, host_dir)
+        return _run_bwrap(root, script.resolve(), timeout, options, host_dir)
     finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(host_dir, ignore_errors=True)
 
 
-def _run(root: Path, script: Path, timeout: float, options: RunOptions, run_dir: Path) -> RawRun:
-    work = run_dir / "work"
-    (work / "tmp").mkdir(parents=True)
+def _config(script: Path, root: Path, run_dir: str, work: str, timeout: float, options: RunOptions) -> dict[str, Any]:
     pkg = Path(qbank.__file__).resolve().parent
-    config = {
+    return {
         "script": str(script),
         "repo": str(root),
-        "run_dir": str(run_dir),
-        "work_dir": str(work),
+        "run_dir": run_dir,
+        "work_dir": work,
         "network": options.network,
         "fs": options.fs,
         "mem_bytes": options.mem_bytes if options.device == "cpu" or options.fake_cuda else None,
@@ -165,69 +156,199 @@ def _run(root: Path, script: Path, timeout: float, options: RunOptions, run_dir:
         "output_cap": options.output_cap,
         "timeout": timeout,
         "exclude": [str(pkg), sys.prefix, sys.base_prefix, str(root / ".git"), str(root / ".qbank")],
-        "hide": secret_paths(),
+        "hide": [],
     }
-    (run_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    env = child_env(root, run_dir, work, options)
-    oom_before = _oom_kills()
-    start = time.perf_counter()
-    timed_out = False
-    with (run_dir / "stdout.txt").open("wb") as out, (run_dir / "stderr.txt").open("wb") as err:
-        # files, not pipes: a grandchild holding a pipe open cannot make us hang
-        proc = subprocess.Popen(
-            [sys.executable, "-s", "-m", "qbank.verify.launch", str(run_dir / "config.json")],
-            cwd=work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,
-        )
-        with _LIVE_LOCK:
-            LIVE.add(proc.pid)
+
+
+class _Channel:
+    """The pipe the launcher sends status and record through; read here, capped, in a thread."""
+
+    def __init__(self, cap: int) -> None:
+        self.rfd, self.wfd = os.pipe()
+        self.cap = cap
+        self.data = bytearray()
+        self.oversize = False
+        self.thread = threading.Thread(target=self._read, daemon=True)
+
+    def _read(self) -> None:
+        with os.fdopen(self.rfd, "rb", buffering=0) as fh:
+            while chunk := fh.read(1 << 16):
+                if len(self.data) + len(chunk) > self.cap:
+                    self.oversize = True  # keep draining so the writer never blocks
+                    continue
+                self.data += chunk
+
+    def start(self) -> None:
+        os.close(self.wfd)
+        self.thread.start()
+
+    def message(self, wait: float) -> dict[str, Any] | None:
+        self.thread.join(wait)
+        if self.thread.is_alive() or self.oversize:
+            return None
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _killpg(proc.pid)
-            proc.wait()
-        finally:
-            with _LIVE_LOCK:
-                LIVE.discard(proc.pid)
+            data = json.loads(bytes(self.data).decode("utf-8"))
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+
+def _spawn(argv: list[str], env: dict[str, str], cwd: str, host_dir: Path, fds: list[int]) -> subprocess.Popen[bytes]:
+    with (host_dir / "stdout.txt").open("wb") as out, (host_dir / "stderr.txt").open("wb") as err:
+        return subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            start_new_session=True, pass_fds=fds,
+        )
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float, kill: Any) -> bool:
+    with _LIVE_LOCK:
+        LIVE.add(proc.pid)
+    try:
+        proc.wait(timeout=timeout)
+        return False
+    except subprocess.TimeoutExpired:
+        kill()
+        proc.wait()
+        return True
+    finally:
+        with _LIVE_LOCK:
+            LIVE.discard(proc.pid)
+
+
+def _raw(proc: subprocess.Popen[bytes], host_dir: Path, msg: dict[str, Any] | None, **kw: Any) -> RawRun:
+    status = msg.get("status") if msg else None
+    record = msg.get("record") if msg else None
+    try:
+        last = int((host_dir / "progress.txt").read_text().split()[-1])
+    except (OSError, ValueError, IndexError):
+        last = 0
+    rc = proc.returncode
+    return RawRun(
+        returncode=rc,
+        status=status if isinstance(status, dict) else None,
+        record=record if isinstance(record, dict) and isinstance(status, dict) else None,
+        stderr_tail=_tail(host_dir / "stderr.txt"),
+        stdout_tail=_tail(host_dir / "stdout.txt"),
+        faults=_tail(host_dir / "faults.txt", 8000),
+        last_cell_line=last,
+        **kw,
+    )
+
+
+def _side_files(host_dir: Path) -> tuple[int, int]:
+    faults = os.open(host_dir / "faults.txt", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    progress = os.open(host_dir / "progress.txt", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    return faults, progress
+
+
+SANDBOX_RUN = "/qbank/run"
+
+
+def _run_bwrap(root: Path, script: Path, timeout: float, options: RunOptions, host_dir: Path) -> RawRun:
+    from .sandbox import bwrap, identity, limits, seccomp, view
+
+    run_dir, work = SANDBOX_RUN, f"{SANDBOX_RUN}/work"
+    src = Path(qbank.__file__).resolve().parent.parent
+    config = _config(script, root, run_dir, work, timeout, options)
+    uid = identity.job_uid()
+    group = limits.create(config["mem_bytes"]) if identity.is_root() else None
+    seen = view.build(root, src)
+    gpu = options.device == "cuda" and not options.fake_cuda
+    channel = _Channel(cap=8 * options.output_cap + (16 << 20))
+    faults, progress = _side_files(host_dir)
+    sr, sw = os.pipe()
+    try:
+        os.write(sw, seccomp.compile_filter())
+    finally:
+        os.close(sw)
+    config.update(
+        mode="bwrap",
+        view=[*seen.roots, run_dir, "/dev"],
+        nproc=limits.PIDS_MAX if uid is not None else None,
+        result_fd=channel.wfd,
+        faults_fd=faults,
+        progress_fd=progress,
+        cgroup=group is not None,
+    )
+    env = child_env(root, Path(run_dir), Path(work), options)
+    command = (sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config))
+    plan = bwrap.Plan(
+        command=command, run_dir=run_dir, work_dir=work, tmpfs_bytes=options.fsize_bytes, seccomp_fd=sr,
+        binds=tuple(seen.binds), symlinks=tuple(seen.symlinks), env=tuple(sorted(env.items())),
+        devices=tuple(view.gpu_devices()) if gpu else (),
+    )
+    stage = bwrap.staging_argv(plan.binds, plan.symlinks) if uid is not None else []
+    argv = [*limits.join_prefix(group), *stage, *identity.drop_prefix(uid), *bwrap.argv(plan)]
+    fds = [*seen.fds, sr, channel.wfd, faults, progress]
+
+    def kill() -> None:
+        _killpg(proc.pid)
+        if group is not None:
+            group.kill()
+
+    start = time.perf_counter()
+    try:
+        # the wrapper processes see no more than PATH: /proc of the sandbox's init holds nothing secret
+        proc = _spawn(argv, {"PATH": "/usr/bin:/bin"}, "/", host_dir, fds)
+    finally:
+        seen.close()
+        for fd in (sr, faults, progress):
+            os.close(fd)
+    channel.start()
+    try:
+        timed_out = _wait(proc, timeout, kill)
+        duration = time.perf_counter() - start
+        kill()  # the namespace's init is gone with bwrap; anything that slipped into the group goes too
+        msg = channel.message(wait=5.0)
+        pids_limited = group.pids_limited() if group is not None else 0
+        oom = group.oom_kills() if group is not None else 0
+    finally:
+        if group is not None:
+            group.remove()
+    if proc.returncode is not None and proc.returncode > 128 and msg is None:
+        proc.returncode = -(proc.returncode - 128)  # bwrap reports a signal death as 128 + N
+    status = msg.get("status") if msg else None
+    stray = int(status.get("stray") or 0) if isinstance(status, dict) else 0
+    return _raw(
+        proc, host_dir, msg, timed_out=timed_out, duration=duration, stray=stray, oom_kills=oom,
+        pids_limited=pids_limited, env_keys=sorted(env),
+    )
+
+
+def _run_local(root: Path, script: Path, timeout: float, options: RunOptions, host_dir: Path) -> RawRun:
+    """``--trust-local``: the author's own scripts, unsandboxed but for the old in-process layers."""
+    run_dir = host_dir / "run"
+    work = run_dir / "work"
+    (work / "tmp").mkdir(parents=True)
+    config = _config(script, root, str(run_dir), str(work), timeout, options)
+    config["hide"] = secret_paths()
+    channel = _Channel(cap=8 * options.output_cap + (16 << 20))
+    faults, progress = _side_files(host_dir)
+    config.update(mode="local", result_fd=channel.wfd, faults_fd=faults, progress_fd=progress)
+    env = child_env(root, run_dir, work, options)
+    start = time.perf_counter()
+    try:
+        proc = _spawn(
+            [sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config)], env, str(work), host_dir,
+            [channel.wfd, faults, progress],
+        )
+    finally:
+        os.close(faults)
+        os.close(progress)
+    channel.start()
+    timed_out = _wait(proc, timeout, lambda: _killpg(proc.pid))
     duration = time.perf_counter() - start
     stray = _group_alive(proc.pid)
     if stray:
         _killpg(proc.pid)
-    status = _load(run_dir / "status.json")
-    record = _load(run_dir / "record.json") if status is not None else None
-    try:
-        last = int((run_dir / "progress.txt").read_text().split()[-1])
-    except (OSError, ValueError, IndexError):
-        last = 0
-    return RawRun(
-        returncode=proc.returncode,
-        timed_out=timed_out,
-        duration=duration,
-        status=status,
-        record=record,
-        stderr_tail=_tail(run_dir / "stderr.txt"),
-        stdout_tail=_tail(run_dir / "stdout.txt"),
-        faults=_tail(run_dir / "faults.txt", 8000),
-        last_cell_line=last,
-        stray=len(stray),
-        oom_kills=_oom_kills() - oom_before,
-        env_keys=sorted(env),
+    msg = channel.message(wait=1.0 if not stray else 5.0)
+    return _raw(
+        proc, host_dir, msg, timed_out=timed_out, duration=duration, stray=len(stray),
+        oom_kills=0, env_keys=sorted(env),
     )
 
 
 def _killpg(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
