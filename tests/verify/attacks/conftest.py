@@ -59,6 +59,40 @@ def load_case(name: str) -> dict[str, Any]:
     return dict(spec)
 
 
+def blocked_folders() -> list[Path]:
+    """Folders above this interpreter, its prefixes or the repository that others cannot enter (outermost first)."""
+    out: list[Path] = []
+    for path in (Path(os.path.realpath(sys.executable)), Path(sys.prefix).resolve(), Path(sys.base_prefix), REPO):
+        for folder in reversed(path.parents):
+            if not folder.stat().st_mode & 0o001 and folder not in out:
+                out.append(folder)
+                break  # the outermost one: the namespace below opens the path under it
+    return out
+
+
+def reachable_prefix() -> list[str]:
+    """A command prefix that makes the interpreter reachable for an unprivileged uid, changing nothing on the host.
+
+    When the interpreter lives under a folder others cannot enter (a pyenv under a mode-700 ``/root``), a
+    private mount namespace covers that folder with a world-enterable tmpfs and binds back just the
+    children on the way to the interpreter, the venv and the repository; the user's own rights are as
+    before everywhere else. Needs root; empty when nothing is blocked.
+    """
+    blocked = blocked_folders()
+    if not blocked:
+        return []
+    needed = [Path(os.path.realpath(sys.executable)), Path(sys.prefix).resolve(), Path(sys.base_prefix), REPO]
+    lines = ["set -e", 'stage=$(mktemp -d)', 'mount -t tmpfs tmpfs "$stage"']
+    for n, folder in enumerate(blocked):
+        children = sorted({p.relative_to(folder).parts[0] for p in needed if p.is_relative_to(folder) and p != folder})
+        lines += [f'mkdir "$stage/{n}"', f"mount --bind '{folder}' \"$stage/{n}\"",
+                  f"mount -t tmpfs -o mode=755 tmpfs '{folder}'"]
+        for child in children:
+            lines += [f"mkdir -p '{folder / child}'", f"mount --bind \"$stage/{n}/{child}\" '{folder / child}'"]
+    lines.append('exec "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", "\n".join(lines), "sh"]
+
+
 def interpreter_reachable_by(uid: int) -> str | None:
     """Why uid cannot start this interpreter (a folder above it others cannot enter), or None."""
     for path in (Path(os.path.realpath(sys.executable)), Path(sys.prefix)):
@@ -148,15 +182,20 @@ def _env(atk: Attack) -> dict[str, str]:
     return env
 
 
-def run_stage(atk: Attack, as_user: bool) -> dict[str, Any]:
-    """Run the case's stage on the repository (as uid 65534 under setpriv when ``as_user``)."""
+def run_stage(atk: Attack, as_user: bool, *, static_check: bool = True) -> dict[str, Any]:
+    """Run the case's stage on the repository (as uid 65534 under setpriv when ``as_user``).
+
+    ``static_check=False`` goes through ``drive.py`` (the CLI with the static check off), so the attack
+    meets the sandbox itself.
+    """
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     atk.sock.unlink(missing_ok=True)
     listener.bind(str(atk.sock))
     atk.sock.chmod(0o777)
     listener.listen(1)
-    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if as_user else []
-    cmd = [*prefix, sys.executable, "-m", "qbank.cli", atk.spec["stage"], "--format", "json", "--root", str(atk.repo)]
+    prefix = [*reachable_prefix(), "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if as_user else []
+    entry = ["-m", "qbank.cli"] if static_check else [str(Path(__file__).with_name("drive.py"))]
+    cmd = [*prefix, sys.executable, *entry, atk.spec["stage"], "--format", "json", "--root", str(atk.repo)]
     if atk.spec["stage"] == "verify":
         cmd.append("--force")
     try:
@@ -185,7 +224,7 @@ def alive(atk: Attack) -> list[str]:
             data = cmdline.read_bytes()
         except OSError:
             continue
-        if str(atk.repo).encode() in data or f"qbank-attack-{atk.name}".encode() in data:
+        if str(atk.base).encode() in data:  # the case's own folder: the root and user runs of a case differ
             out.append(f"{cmdline.parent.name}: {data[:120]!r}")
     return out
 

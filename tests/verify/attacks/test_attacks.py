@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CASES, alive, cleanup, codes, interpreter_reachable_by, load_case, run_stage, setup, snapshot
+from .conftest import CASES, alive, cleanup, codes, load_case, run_stage, setup, snapshot
 
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "case.yaml").is_file())
 PARAMS = [(n, who) for n in NAMES for who in load_case(n)["as"]]
@@ -20,16 +20,20 @@ def test_attack_is_contained(name: str, who: str) -> None:
     if as_user:
         if os.geteuid() != 0:
             pytest.skip("running as a user already: the root run is this run")
-        why = interpreter_reachable_by(65534)
-        if why is not None:
-            if os.environ.get("CI", "").lower() == "true":
-                pytest.fail(f"cannot run the attack as an unprivileged user: {why}")
-            pytest.skip(why)  # this machine's interpreter lives under a root-only folder
     atk = setup(name, as_user)
     evidence = Path("/tmp") / f"qbank-attack-{name}"
     evidence.unlink(missing_ok=True)
     try:
-        report = run_stage(atk, as_user)
+        if atk.spec.get("refused_statically"):
+            # first wall: the static check refuses the script before it runs ...
+            report = run_stage(atk, as_user)
+            refused = [r for r in report.get("results", []) if r["message"].startswith("not run: the static check")]
+            assert refused, f"{name}: the static check let it run: {report.get('results')}"
+            assert all(r["sandbox"] is None for r in refused)
+            # ... second wall: with the static check off, the sandbox contains it
+            report = run_stage(atk, as_user, static_check=False)
+        else:
+            report = run_stage(atk, as_user)
         assert report, f"no JSON report (exit {atk.returncode}): {atk.stderr[-2000:]}"
         got = codes(report)
         missing = set(load_case(name)["expect"]) - got
