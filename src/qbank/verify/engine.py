@@ -194,10 +194,10 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
     if todo and not options.trust_local:
         from .sandbox import probe
 
-        why = probe.missing()
-        if why is not None:  # fail closed: nothing runs, nothing is stored, every script says why
+        wall = probe.missing()
+        if wall is not None:  # fail closed: nothing runs, nothing is stored, every script says why
             for slug, _reason in todo:
-                results[slug] = no_sandbox_result(slug, why)
+                results[slug] = no_sandbox_result(slug, wall)
             todo = []
     if todo:
         # imported here: a warm run (nothing to execute) needs none of this
