@@ -265,7 +265,10 @@ def test_env_is_allowlisted(vrepo: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_socket_refusal_mode_refuses_programs(vrepo: Path) -> None:
     """Without a namespace a child program would have the network, so starting one is refused too."""
     add_script(
-        vrepo, "spawn", "import subprocess, sys\nfrom qbank.verify import claim\nsubprocess.run([sys.executable, '-c', ''])\nclaim('x', 1)\n"
+        vrepo,
+        "spawn",
+        "import subprocess, sys\nfrom qbank.verify import claim\nsubprocess.run([sys.executable, '-c', ''])\n"
+        "claim('x', 1)\n",
     )
     result = _one(vrepo, "spawn", network="socket", fs="audit")
     assert (result["outcome"], result["problems"][0]["code"], result["problems"][0]["line"]) == (

@@ -103,7 +103,11 @@ def _kind(exc: BaseException, netns: bool) -> str:
                 return "sandbox-read"
             if cur.errno == errno.EPERM and not cur.filename:
                 return "sandbox-denied"  # the seccomp filter (mount, setns, unix sockets, ptrace, ...)
-        if isinstance(cur, OSError) and netns and cur.errno in NETWORK_ERRNOS | (WALLED_NETWORK_ERRNOS if VIEW else set()):
+        if (
+            isinstance(cur, OSError)
+            and netns
+            and cur.errno in NETWORK_ERRNOS | (WALLED_NETWORK_ERRNOS if VIEW else set())
+        ):
             return "network"
         cur = cur.__cause__ or cur.__context__
     if isinstance(exc, MemoryError):

@@ -15,7 +15,7 @@ class RunOptions:
     network: str = "auto"
     """With ``trust_local`` only: auto (namespace, else socket refusal), namespace (required) or socket."""
     fs: str = "auto"
-    """With ``trust_local`` only: auto (read-only repository mount where possible, plus the audit hook), mount or audit."""
+    """With ``trust_local`` only: auto (read-only repository mount where possible, plus audit hook), mount, audit."""
     mem_bytes: int | None = 4 * GiB
     output_cap: int = 1 << 20
     fsize_bytes: int = 256 << 20

@@ -196,8 +196,14 @@ class _Channel:
 def _spawn(argv: list[str], env: dict[str, str], cwd: str, host_dir: Path, fds: list[int]) -> subprocess.Popen[bytes]:
     with (host_dir / "stdout.txt").open("wb") as out, (host_dir / "stderr.txt").open("wb") as err:
         return subprocess.Popen(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True, pass_fds=fds,
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            pass_fds=fds,
         )
 
 
@@ -274,8 +280,14 @@ def _run_bwrap(root: Path, script: Path, timeout: float, options: RunOptions, ho
     env = child_env(root, Path(run_dir), Path(work), options)
     command = (sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config))
     plan = bwrap.Plan(
-        command=command, run_dir=run_dir, work_dir=work, tmpfs_bytes=options.fsize_bytes, seccomp_fd=sr,
-        binds=tuple(seen.binds), symlinks=tuple(seen.symlinks), env=tuple(sorted(env.items())),
+        command=command,
+        run_dir=run_dir,
+        work_dir=work,
+        tmpfs_bytes=options.fsize_bytes,
+        seccomp_fd=sr,
+        binds=tuple(seen.binds),
+        symlinks=tuple(seen.symlinks),
+        env=tuple(sorted(env.items())),
         devices=tuple(view.gpu_devices()) if gpu else (),
     )
     stage = bwrap.staging_argv(plan.binds, plan.symlinks) if uid is not None else []
@@ -311,8 +323,15 @@ def _run_bwrap(root: Path, script: Path, timeout: float, options: RunOptions, ho
     status = msg.get("status") if msg else None
     stray = int(status.get("stray") or 0) if isinstance(status, dict) else 0
     return _raw(
-        proc, host_dir, msg, timed_out=timed_out, duration=duration, stray=stray, oom_kills=oom,
-        pids_limited=pids_limited, env_keys=sorted(env),
+        proc,
+        host_dir,
+        msg,
+        timed_out=timed_out,
+        duration=duration,
+        stray=stray,
+        oom_kills=oom,
+        pids_limited=pids_limited,
+        env_keys=sorted(env),
     )
 
 
@@ -330,7 +349,10 @@ def _run_local(root: Path, script: Path, timeout: float, options: RunOptions, ho
     start = time.perf_counter()
     try:
         proc = _spawn(
-            [sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config)], env, str(work), host_dir,
+            [sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config)],
+            env,
+            str(work),
+            host_dir,
             [channel.wfd, faults, progress],
         )
     finally:
@@ -344,8 +366,14 @@ def _run_local(root: Path, script: Path, timeout: float, options: RunOptions, ho
         _killpg(proc.pid)
     msg = channel.message(wait=1.0 if not stray else 5.0)
     return _raw(
-        proc, host_dir, msg, timed_out=timed_out, duration=duration, stray=len(stray),
-        oom_kills=0, env_keys=sorted(env),
+        proc,
+        host_dir,
+        msg,
+        timed_out=timed_out,
+        duration=duration,
+        stray=len(stray),
+        oom_kills=0,
+        env_keys=sorted(env),
     )
 
 

@@ -138,7 +138,10 @@ def setup(name: str, as_user: bool) -> Attack:
     (repo / ".qbank" / "canary").write_text(QBANK_CANARY)
     minted = subprocess.run(
         [sys.executable, "-m", "qbank.cli", "license", "mint", "--count", "1", "--ledger", str(ledger)],
-        capture_output=True, text=True, env=_env(atk), check=True,
+        capture_output=True,
+        text=True,
+        env=_env(atk),
+        check=True,
     )
     atk.canaries = [*ENV_CANARIES.values(), SSH_CANARY, AWS_FILE_CANARY, GIT_CANARY, QBANK_CANARY]
     atk.canaries += [w for w in minted.stdout.split() if len(w) >= 16]  # the license key itself
@@ -169,7 +172,10 @@ def setup(name: str, as_user: bool) -> Attack:
 
 def snapshot(atk: Attack) -> dict[str, str]:
     """Everything outside the run folder a script might change (the runner's own .qbank writes excepted)."""
-    out = {f"repo/{k}": v for k, v in tree(atk.repo, skip=(".qbank/cache", ".qbank/derivations", ".qbank/verify", "site")).items()}
+    out = {
+        f"repo/{k}": v
+        for k, v in tree(atk.repo, skip=(".qbank/cache", ".qbank/derivations", ".qbank/verify", "site")).items()
+    }
     out.update({f"home/{k}": v for k, v in tree(atk.home).items()})
     out.update({f"ledger/{k}": v for k, v in tree(atk.ledger.parent).items()})
     return out

@@ -47,7 +47,8 @@ def test_attack_is_contained(name: str, who: str) -> None:
         assert not (atk.repo / "pwned-by-attack").exists()
         # another question's cache entry and derivation (the hostile kv-budget's own record holds its source)
         poisoned = [
-            p for p in (atk.repo / ".qbank").rglob("*")
+            p
+            for p in (atk.repo / ".qbank").rglob("*")
             if p.is_file() and not p.name.startswith("kv-budget") and b"poisoned" in p.read_bytes()
         ]
         assert poisoned == []

@@ -21,8 +21,14 @@ def _plan(**kw: object) -> bwrap.Plan:
 
 def test_every_namespace_and_hardening_flag() -> None:
     argv = bwrap.argv(_plan())
-    for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-                 "--clearenv"):
+    for flag in (
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ):
         assert flag in argv
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
     assert argv[argv.index("--seccomp") + 1] == "7"
@@ -46,7 +52,7 @@ def test_gpu_nodes_are_bound_on_a_gpu_machine(tmp_path: object) -> None:
     assert pairs == [["/dev/nvidia0"] * 2, ["/dev/nvidiactl"] * 2, ["/dev/nvidia-uvm"] * 2]
 
 
-def test_gpu_devices_lists_nvidia_nodes_only(tmp_path: "object") -> None:
+def test_gpu_devices_lists_nvidia_nodes_only(tmp_path: object) -> None:
     from pathlib import Path
 
     dev = Path(str(tmp_path))
@@ -66,7 +72,18 @@ def test_staging_makes_every_folder_above_a_bind_enterable() -> None:
 
 def test_seccomp_denies_the_wall_breakers() -> None:
     names = {name for name, _err, _conds in seccomp.rules()}
-    for syscall in ("mount", "umount2", "setns", "unshare", "ptrace", "pivot_root", "keyctl", "bpf",
-                    "perf_event_open", "socket", "clone"):
+    for syscall in (
+        "mount",
+        "umount2",
+        "setns",
+        "unshare",
+        "ptrace",
+        "pivot_root",
+        "keyctl",
+        "bpf",
+        "perf_event_open",
+        "socket",
+        "clone",
+    ):
         assert syscall in names
     assert seccomp.compile_filter()  # libseccomp is present here: the filter compiles

@@ -16,10 +16,7 @@ from tests.conftest import REPO, make_site_repo
 
 SITE = REPO / "tests" / "cases" / "site"
 # a user namespace whose own limit allows no further one: bwrap inside it fails as on a locked-down host
-NO_USERNS = (
-    "echo 1 > /proc/sys/user/max_user_namespaces && "
-    'exec unshare --user --map-user=1000 --map-group=1000 "$@"'
-)
+NO_USERNS = 'echo 1 > /proc/sys/user/max_user_namespaces && exec unshare --user --map-user=1000 --map-group=1000 "$@"'
 
 
 def _cli(repo: Path, *args: str, refuse_userns: bool, ci: bool = False) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ import contextlib
 import os
 import secrets
 import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,8 +67,14 @@ class Cgroup:
         """Kill what is left, then remove the groups."""
         self.kill()
         for d in self.dirs:
-            with contextlib.suppress(OSError):
-                d.rmdir()
+            for attempt in range(50):  # EBUSY while the killed processes are still being torn down
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.002 * (attempt + 1))
 
 
 def _counter(text: str, key: str) -> int:

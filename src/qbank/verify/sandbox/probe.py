@@ -36,13 +36,37 @@ def _missing(bwrap: str) -> str | None:
         os.write(wfd, bpf)
         os.close(wfd)
         wfd = -1
-        cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-               "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-               "--symlink", "usr/lib64", "/lib64", "--seccomp", str(rfd), "--", "/usr/bin/true"]
+        cmd = [
+            bwrap,
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--seccomp",
+            str(rfd),
+            "--",
+            "/usr/bin/true",
+        ]
         try:
             proc = subprocess.run(
-                [*identity.drop_prefix(identity.job_uid()), *cmd], pass_fds=(rfd,), stdin=subprocess.DEVNULL,
-                capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"},
+                [*identity.drop_prefix(identity.job_uid()), *cmd],
+                pass_fds=(rfd,),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=30,
+                env={"PATH": "/usr/bin:/bin"},
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"bubblewrap could not start: {exc}"

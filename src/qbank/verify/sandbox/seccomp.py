@@ -14,19 +14,60 @@ import os
 import socket
 
 # namespaces and mounts: the wall bubblewrap built must stay as it is
-WALL = ("mount", "umount2", "pivot_root", "chroot", "setns", "unshare", "move_mount", "open_tree", "fsopen",
-        "fsconfig", "fsmount", "fspick", "mount_setattr")
+WALL = (
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "setns",
+    "unshare",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+)
 # other processes, the kernel and its keyrings
-KERNEL = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "keyctl", "add_key", "request_key", "bpf",
-          "perf_event_open", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "kexec_load",
-          "kexec_file_load", "init_module", "finit_module", "delete_module", "iopl", "ioperm", "swapon", "swapoff",
-          "syslog", "reboot", "acct", "quotactl", "lookup_dcookie", "personality", "io_uring_setup",
-          "io_uring_enter", "io_uring_register")
+KERNEL = (
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "iopl",
+    "ioperm",
+    "swapon",
+    "swapoff",
+    "syslog",
+    "reboot",
+    "acct",
+    "quotactl",
+    "lookup_dcookie",
+    "personality",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+)
 DENIED = WALL + KERNEL
 # every CLONE_NEW* flag (cgroup, uts, ipc, user, pid, net, mount): no namespace of any kind from inside
 CLONE_NS_FLAGS = (0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x00020000)
 EQ, MASKED_EQ = "eq", "masked_eq"
 Cond = tuple[int, str, int, int]
+
 
 class SeccompUnavailable(RuntimeError):
     """libseccomp (or pyseccomp) is missing: there is no filter, so nothing may run."""
@@ -47,7 +88,7 @@ def rules() -> list[tuple[str, int, tuple[Cond, ...]]]:
 def compile_filter() -> bytes:
     """The filter as BPF bytes (what ``bwrap --seccomp FD`` reads); raises SeccompUnavailable."""
     try:
-        import pyseccomp as sc
+        import pyseccomp as sc  # type: ignore[import-untyped]
     except (ImportError, OSError) as exc:  # the module loads libseccomp.so.2 at import
         raise SeccompUnavailable(f"the seccomp compiler cannot load: {exc}") from exc
     try:
