@@ -88,7 +88,7 @@ def rules() -> list[tuple[str, int, tuple[Cond, ...]]]:
 def compile_filter() -> bytes:
     """The filter as BPF bytes (what ``bwrap --seccomp FD`` reads); raises SeccompUnavailable."""
     try:
-        import pyseccomp as sc  # type: ignore[import-untyped]
+        import pyseccomp as sc
     except (ImportError, OSError) as exc:  # the module loads libseccomp.so.2 at import
         raise SeccompUnavailable(f"the seccomp compiler cannot load: {exc}") from exc
     try:
