@@ -42,6 +42,7 @@ def make_site_repo(root: Path, content: Path, site_url: str | None = None) -> Pa
     (root / "mkdocs.yml").write_text(config)
     shutil.copytree(REPO / "hooks", root / "hooks", ignore=CASE_IGNORE)
     shutil.copytree(REPO / "site_src", root / "site_src")
+    shutil.copytree(REPO / "paywall", root / "paywall")  # the committed release recipient (a public key)
     env = {**os.environ, "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE}
     for args in (
         ["init", "-q"],

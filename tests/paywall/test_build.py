@@ -171,7 +171,8 @@ def test_a_leak_fails_the_build_and_names_the_file(tmp_path: Path) -> None:
 
 
 def test_without_a_recipient_premium_stays_encrypted(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")  # a copy of the config without the committed recipient file
+    root = make_repo(tmp_path / "repo")
+    shutil.rmtree(root / "paywall")  # the config names a recipient file that is not there
     run = qbank("build", "--root", str(root))
     assert run.returncode == 0, run.stderr
     assert "[paywall-no-recipient]" in run.stderr and "[paywall-no-ledger]" not in run.stderr

@@ -19,6 +19,7 @@ does not parse: refused before anything runs).
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,16 @@ PROCESS_CONTROL = {
     "sys": frozenset({"modules", "_getframe", "settrace", "setprofile", "addaudithook", "meta_path", "path_hooks"}),
 }  # fmt: skip
 READ_MODES = frozenset({"r", "rt", "tr", "rb", "br"})
+
+# CPython 3.11 keeps the AST validator's recursion depth per interpreter, not per thread: two threads of
+# the engine's pool parsing at once raise "SystemError: AST constructor recursion depth mismatch".
+_PARSE_LOCK = threading.Lock()
+
+
+def _parse(src: str, filename: str = "<unknown>") -> ast.Module:
+    with _PARSE_LOCK:
+        return ast.parse(src, filename=filename)
+
 
 
 @dataclass
@@ -295,7 +306,7 @@ def _lint(text: str, path: str, local: frozenset[str]) -> tuple[list[Problem], s
     st = _State(path, local)
     for src in code_cells(text):
         try:
-            tree = ast.parse(src, filename=path)
+            tree = _parse(src, path)
         except SyntaxError as exc:
             # refused before anything runs: the engine never executes a script it could not read
             st.problems.append(
@@ -353,7 +364,7 @@ def declaration_lines(text: str, local_modules: Iterable[str] = ()) -> set[int]:
     lines: set[int] = set()
     for src in code_cells(text):
         try:
-            tree = ast.parse(src)
+            tree = _parse(src)
         except SyntaxError:
             continue
         helpers: set[str] = set()
