@@ -63,13 +63,16 @@ def swap_in(new: Path, target: Path) -> None:
         shutil.rmtree(old)
 
 
-def build_site(root: Path, site_dir: Path | None = None, *, links: bool = True) -> BuildResult:
+def build_site(
+    root: Path, site_dir: Path | None = None, *, links: bool = True, trust_local: bool = False
+) -> BuildResult:
     """Check the content; when clean, build into a temp folder, check the built site, and swap it into place.
 
     A site that fails its checks (structure, reachability, links) is not swapped in.
     """
     target = site_dir or root / "site"
-    corpus, report = check_all(root)  # content, verification (cached) and numbers in prose, all before any build
+    # content, verification (cached) and numbers in prose, all before any build
+    corpus, report = check_all(root, trust_local=trust_local)
     if report.errors:
         return BuildResult(report, None)
     PRELOADED[root.resolve()] = corpus

@@ -149,7 +149,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     root = _root(args)
     if args.recipient:  # the hooks run in this process and read the recipient from the environment
         os.environ["QBANK_RELEASE_RECIPIENT"] = str(Path(args.recipient).expanduser().resolve())
-    result = build_site(root, Path(args.site_dir).resolve() if args.site_dir else None, links=not args.no_links)
+    site_dir = Path(args.site_dir).resolve() if args.site_dir else None
+    result = build_site(root, site_dir, links=not args.no_links, trust_local=_trust_local(args))
     code = emit(result.report, args)
     if result.site_dir is not None and args.format != "json":
         print(f"built {result.site_dir.relative_to(root) if result.site_dir.is_relative_to(root) else result.site_dir}")
@@ -669,6 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")
+    p.add_argument("--trust-local", action="store_true", help=TRUST_HELP)
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
     p.add_argument("--no-links", action="store_true", help="skip linkchecker over the built site (other checks run)")
     p.add_argument("--recipient", default=None, metavar="PUBFILE",

@@ -74,3 +74,13 @@ def test_missing_bubblewrap_says_how_to_install(tmp_path: Path) -> None:
 def test_the_wall_is_available_here() -> None:
     """This machine (and CI) must have it: the suite does not skip the sandbox."""
     assert probe.missing() is None
+
+
+@pytest.mark.parametrize("command", ["check", "build"])
+def test_trust_local_is_refused_in_ci_on_every_command_that_verifies(repo: Path, command: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CI": "true"}
+    cmd = [sys.executable, "-m", "qbank.cli", command, "--trust-local", "--root", str(repo)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert "CI=true" in proc.stderr
+    assert not (repo / ".qbank").exists() and not (repo / "site").exists()
