@@ -387,7 +387,7 @@ def cmd_license(args: argparse.Namespace) -> int:
                     return emit(report, args)
             elif args.action == "revoke":
                 lic = book.revoke(args.key, args.reason)
-                print(f"{lic.identifier[:12]} revoked; the next build gives it no keyslot")
+                print(f"{lic.identifier[:12]} revoked; the next deploy or daily refresh gives it no keyslot")
             else:
                 today = dt.date.today()
                 rows = [(lic, lic.status(today)) for lic in book.licenses()]

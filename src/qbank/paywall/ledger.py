@@ -159,7 +159,7 @@ class Ledger:
         return self.find(lic.identifier)
 
     def revoke(self, key_or_id: str, reason: str = "", now: dt.datetime | None = None) -> License:
-        """Revoke a license: the next build gives it no keyslot."""
+        """Revoke a license: the next keyslot step (deploy or daily refresh) opens nothing for it."""
         lic = self.find(key_or_id)
         if not lic.revoked_at:
             stamp = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
