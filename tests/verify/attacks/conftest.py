@@ -174,7 +174,7 @@ def snapshot(atk: Attack) -> dict[str, str]:
     """Everything outside the run folder a script might change (the runner's own .qbank writes excepted)."""
     out = {
         f"repo/{k}": v
-        for k, v in tree(atk.repo, skip=(".qbank/cache", ".qbank/derivations", ".qbank/verify", "site")).items()
+        for k, v in tree(atk.repo, skip=(".qbank/cache", ".qbank/derivations", ".qbank/verify", ".qbank/release", "site")).items()
     }
     out.update({f"home/{k}": v for k, v in tree(atk.home).items()})
     out.update({f"ledger/{k}": v for k, v in tree(atk.ledger.parent).items()})
