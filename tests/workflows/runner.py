@@ -24,6 +24,7 @@ and are logged as substituted. ``sudo``: a shim on ``PATH`` that runs the comman
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import os
@@ -325,10 +326,8 @@ def run_job(job_id: str, name: str, spec: dict[str, Any], doc: dict[str, Any], r
         return _steps(name, spec, doc, run, inputs, needs, workspace, temp, shim, home, groups)
     finally:  # like a runner at the end of a job: what the steps left running is stopped
         for pgid in groups:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(pgid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
 
 
 def _steps(name: str, spec: dict[str, Any], doc: dict[str, Any], run: Run, inputs: dict[str, Any],
