@@ -84,6 +84,6 @@ jobs:
     assert not run_workflow(repo / ".github/workflows/w.yml", run)
     text = "\n".join(run.log)
     assert "== a / false | true\nexit 1" in text  # -o pipefail
-    assert text.count("exit 0") == 3 and "never" not in text.replace("echo never", "")
+    assert run.log.count("exit 0") == 3 and "never" not in text.replace("echo never", "")
     assert "== a / exit 0: skipped" in text and "== a / after a failure: skipped" in text and "cleanup" in text
     assert run.results == {"a": "failure", "b": "skipped"}
