@@ -32,7 +32,8 @@ def make_site_repo(root: Path, content: Path, site_url: str | None = None) -> Pa
     """A content set plus this repository's mkdocs.yml, hooks and site_src, committed to git.
 
     ``content`` is a case folder or the repository itself: its ``questions``, ``answers`` and ``verify``
-    are copied. ``site_url`` replaces the configured one (a test server's origin, for instance).
+    are copied. ``site_url`` replaces the configured line (the repository keeps
+    ``site_url: !ENV [QBANK_SITE_URL, default]``; without ``site_url`` the copy reads ``$QBANK_SITE_URL`` too).
     """
     for part in ("questions", "answers", "verify"):
         shutil.copytree(content / part, root / part, ignore=CASE_IGNORE)

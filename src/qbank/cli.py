@@ -416,6 +416,16 @@ def cmd_license(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _configured_site_url(root: Path) -> str:
+    """mkdocs.yml's ``site_url`` as mkdocs resolves it (``!ENV [QBANK_SITE_URL, default]`` included)."""
+    config = root / "mkdocs.yml"
+    if not config.exists():
+        return "/"
+    from mkdocs.config import load_config
+
+    return str(load_config(str(config)).get("site_url") or "/")
+
+
 def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
     """Recover a built page's premium sections with a license key, as a reader's browser would."""
     from .paywall.decrypt import DecryptError, decrypt_page
@@ -423,9 +433,7 @@ def cmd_paywall_decrypt(args: argparse.Namespace) -> int:
 
     root = Path(args.root).resolve()
     site = Path(args.site_dir).resolve() if args.site_dir else root / "site"
-    config = root / "mkdocs.yml"
-    m = re.search(r"^site_url:\s*(\S+)", config.read_text(), re.MULTILINE) if config.exists() else None
-    base = urlparse(m.group(1)).path if m else "/"
+    base = urlparse(_configured_site_url(root)).path
     try:
         opened = decrypt_page(site, args.page_url, args.key, base or "/")
     except (KeyFormatError, DecryptError) as exc:

@@ -40,7 +40,7 @@ def load(name: str) -> dict[str, Any]:
 def test_workflows_lint_clean() -> None:
     proc = actionlint(cwd=REPO)
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
-    assert len(list(WORKFLOWS.glob("*.yml"))) == 4
+    assert len(list(WORKFLOWS.glob("*.yml"))) == 5
 
 
 def test_actionlint_does_catch_a_broken_workflow(tmp_path: Path) -> None:
@@ -74,8 +74,19 @@ def test_pull_requests_run_without_secrets_and_with_a_read_only_token() -> None:
         "qbank serve --built",
         "GITHUB_STEP_SUMMARY",
         "--format github",
+        "sudo apt-get install -y bubblewrap",
+        "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+        'qbank paywall keygen --out "$RUNNER_TEMP/',
+        'qbank license mint --ledger "$RUNNER_TEMP/',
+        '--recipient "$RUNNER_TEMP/throwaway/identity.key.pub"',
+        'qbank paywall keyslots --site "$RUNNER_TEMP/site-copy"',
+        "qbank paywall decrypt",
+        "--recipient paywall/release-recipient.pub",
+        'echo "QBANK_SITE_URL=$SITE_URL" >> "$GITHUB_ENV"',
     ):
         assert command in steps, command
+    upload = next(s for s in checks["jobs"]["checks"]["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["if"] == "${{ inputs.upload-site }}" and upload["with"]["path"].split() == ["site/", "release/"]
 
 
 def test_main_deploys_only_after_the_checks_and_purges_after_the_deploy() -> None:
@@ -85,15 +96,52 @@ def test_main_deploys_only_after_the_checks_and_purges_after_the_deploy() -> Non
     deploy = main["jobs"]["deploy"]
     assert deploy["needs"] == "checks" and deploy["environment"]["name"] == "production"
     runs = [str(s.get("run", "")) for s in deploy["steps"]]
+    i_slots = next(i for i, r in enumerate(runs) if "qbank paywall keyslots" in r)
     i_deploy = next(i for i, r in enumerate(runs) if "qbank deploy" in r)
     i_purge = next(i for i, r in enumerate(runs) if "purge_cache" in r)
-    assert i_deploy < i_purge
+    assert i_slots < i_deploy < i_purge
+    for flag in ("--release", "--private", '--site-url "$SITE_URL"'):
+        assert flag in runs[i_deploy], flag
+    joined = " ".join(runs)
+    for content_code in ("qbank build", "qbank verify", "qbank check", "mkdocs"):
+        assert content_code not in joined, content_code  # the deploy job runs no content code
+    env = deploy["steps"][i_slots]["env"]
+    assert env["QBANK_RELEASE_IDENTITY"] == "${{ secrets.QBANK_RELEASE_IDENTITY }}"
+    assert env["QBANK_LEDGER"] == "${{ secrets.QBANK_LEDGER }}"
 
 
-def test_gpu_refresh_runs_only_on_demand_on_the_self_hosted_gpu_runner() -> None:
+def test_every_checkout_keeps_no_credentials() -> None:
+    seen = 0
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job in load(path.name)["jobs"].values():
+            for step in job.get("steps", []):
+                if str(step.get("uses", "")).startswith("actions/checkout@"):
+                    seen += 1
+                    assert step["with"]["persist-credentials"] is False, path.name
+                    assert "token" not in step["with"], path.name
+    assert seen == 4  # checks, deploy, refresh, gpu-refresh
+
+
+def test_refresh_runs_daily_on_main_in_the_production_environment() -> None:
+    refresh = load("refresh.yml")
+    assert set(refresh["on"]) == {"schedule", "workflow_dispatch"} and refresh["permissions"] == {"contents": "read"}
+    job = refresh["jobs"]["refresh"]
+    assert job["if"] == "github.ref == 'refs/heads/main'" and job["environment"]["name"] == "production"
+    runs = " ".join(str(s.get("run", "")) for s in job["steps"])
+    assert "qbank paywall refresh" in runs and "qbank build" not in runs and "qbank verify" not in runs
+
+
+def test_gpu_refresh_runs_only_on_main_on_the_self_hosted_gpu_runner() -> None:
     gpu = load("gpu-refresh.yml")
     assert set(gpu["on"]) == {"workflow_dispatch", "schedule"}  # never code from a pull request
     job = gpu["jobs"]["refresh"]
+    assert job["if"] == "github.ref == 'refs/heads/main'"
     assert {"self-hosted", "gpu"} <= set(job["runs-on"])
-    runs = " ".join(str(s.get("run", "")) for s in job["steps"])
-    assert "qbank verify --device cuda --force" in runs and "gh pr create" in runs
+    assert "permissions" not in job  # the workflow's read-only token; the push uses its own token
+    runs = [str(s.get("run", "")) for s in job["steps"]]
+    assert "qbank verify --device cuda --force" in " ".join(runs) and "gh pr create" in runs[-1]
+    assert "git add -- verify/_frozen" in runs[-1] and "git add -A" not in runs[-1]
+    assert 'git push "https://x-access-token:${TOKEN}@github.com/' in runs[-1]
+    assert "git config" not in " ".join(runs) and "git remote" not in " ".join(runs)
+    tokens = [i for i, s in enumerate(job["steps"]) if "secrets." in json.dumps(s)]
+    assert tokens == [len(job["steps"]) - 1]  # the token reaches the last step only

@@ -46,7 +46,8 @@ def tokens(fragment: str) -> list[object]:
 
 def site_markdown() -> markdown.Markdown:
     """Markdown with the real site's extensions and settings (from mkdocs.yml)."""
-    config = yaml.safe_load((REPO / "mkdocs.yml").read_text().replace("!!python", "#"))
+    text = (REPO / "mkdocs.yml").read_text().replace("!!python", "#").replace("!ENV ", "")  # tags: values only
+    config = yaml.safe_load(text)
     names: list[str] = []
     configs: dict[str, dict[str, object]] = {}
     for item in config["markdown_extensions"]:
