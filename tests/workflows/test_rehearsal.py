@@ -54,8 +54,7 @@ def rehearsal_repo(dest: Path, identity_dir: Path) -> tuple[Path, str]:
     for name in ("Makefile", "pyproject.toml", ".gitignore"):
         shutil.copy2(REPO / name, root / name)
     key, pub, _ = keygen(identity_dir / "release-identity.key")
-    (root / "paywall").mkdir()
-    shutil.copy2(pub, root / "paywall" / "release-recipient.pub")
+    shutil.copy2(pub, root / "paywall" / "release-recipient.pub")  # replaces the production recipient
     private = serialization.load_pem_private_key(key.read_bytes(), password=None)
     raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,  # type: ignore[union-attr]
                                 serialization.NoEncryption())
