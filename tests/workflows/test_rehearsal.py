@@ -149,7 +149,7 @@ def test_main_then_refund_then_refresh_end_to_end(
                "DEPLOY_SECRET_ACCESS_KEY": aws["AWS_SECRET_ACCESS_KEY"],
                "CLOUDFLARE_API_TOKEN": "cf-rehearsal-token", "CLOUDFLARE_ZONE_ID": "zone42"}
     variables = {"SITE_URL": url + "/", "DEPLOY_TARGET": f"s3://{bucket}/www",
-                 "DEPLOY_PRIVATE": f"s3://{private}/releases", "DEPLOY_ENDPOINT_URL": s3_endpoint,
+                 "DEPLOY_PRIVATE": f"s3://{private}/qbank", "DEPLOY_ENDPOINT_URL": s3_endpoint,
                  "DEPLOY_REGION": "us-east-1", "CLOUDFLARE_API_URL": cdn}
     main = Run(repo, tmp_path / "main", "push", "refs/heads/main", secrets, variables, base_env(tmp_path),
                SUBSTITUTED)
