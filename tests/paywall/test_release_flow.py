@@ -77,6 +77,35 @@ def forms(secret: bytes) -> list[bytes]:
             base64.urlsafe_b64encode(secret).rstrip(b"=")]
 
 
+def unlock_in_chromium(url: str, cases: list[tuple[str, str | None]]) -> None:
+    """For each (key, reason): enter the key on the premium page; ``reason`` is the refusal expected, None opens it."""
+    from playwright.sync_api import expect, sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            for key, reason in cases:
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(url + KV_PATH)
+                page.wait_for_load_state("networkidle")
+                page.locator(".qb-unlock-open").first.click()
+                page.fill("#qb-key", key)
+                page.locator(".qb-dialog__submit").click()
+                if reason:
+                    error = page.locator(".qb-dialog__error")
+                    expect(error).to_have_attribute("data-reason", reason)
+                    expect(error).to_contain_text("revoked")
+                    assert "QBCANARY" not in page.content()
+                else:
+                    expect(page.locator(".qb-unlocked").first).to_contain_text("QBCANARYALPHA7F3A")
+                context.close()
+        finally:
+            browser.close()
+
+
 def test_build_keyslots_deploy_refresh_revoke_in_chromium(
     tmp_path: Path, s3: Any, bucket: str, origin: tuple[str, Path]  # noqa: F811
 ) -> None:
@@ -133,31 +162,7 @@ def test_build_keyslots_deploy_refresh_revoke_in_chromium(
     print("revocation refresh:", SUMMARY.search(revoked).group(0))  # type: ignore[union-attr]
 
     objects = mirror_bucket(s3, bucket, "www/", mirror)
-    from playwright.sync_api import expect, sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            for key, reason in ((keys.valid, "revoked"), (other, None)):
-                context = browser.new_context()
-                page = context.new_page()
-                page.goto(url + KV_PATH)
-                page.wait_for_load_state("networkidle")
-                page.locator(".qb-unlock-open").first.click()
-                page.fill("#qb-key", key)
-                page.locator(".qb-dialog__submit").click()
-                if reason:
-                    error = page.locator(".qb-dialog__error")
-                    expect(error).to_have_attribute("data-reason", reason)
-                    expect(error).to_contain_text("revoked")
-                    assert "QBCANARY" not in page.content()
-                else:
-                    expect(page.locator(".qb-unlocked").first).to_contain_text("QBCANARYALPHA7F3A")
-                context.close()
-        finally:
-            browser.close()
+    unlock_in_chromium(url, [(keys.valid, "revoked"), (other, None)])
 
     # expiry, enforced by the site: on the day the other sale's six months end, its entry says so
     ends = add_months(dt.date.today() - dt.timedelta(days=10), 6)

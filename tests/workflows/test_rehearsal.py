@@ -36,8 +36,7 @@ from qbank.paywall.shop import sendowl
 from ..conftest import CASES, REPO, make_site_repo
 from ..deploy.conftest import _aws_env, bucket, s3, s3_endpoint  # noqa: F401  (fixtures)
 from ..paywall.conftest import qbank
-from ..paywall.test_browser import ARGS, CHROMIUM
-from ..paywall.test_release_flow import KV_PATH, SUMMARY, forms, mirror_bucket, origin  # noqa: F401
+from ..paywall.test_release_flow import KV_PATH, SUMMARY, forms, mirror_bucket, origin, unlock_in_chromium  # noqa: F401
 from .runner import Run, _context, condition, load, run_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rehearsal")]
@@ -178,7 +177,7 @@ def test_main_then_refund_then_refresh_end_to_end(
 
     # Chromium: both sold keys open the premium page
     mirror_bucket(s3, bucket, "www/", mirror)
-    assert _browser(url, [(sold[0], None), (sold[1], None)])
+    unlock_in_chromium(url, [(sold[0], None), (sold[1], None)])
 
     # the shop's next export marks one sale refunded; the daily refresh revokes it
     orders.write_text(HEADER + rows[0].replace("complete", "refunded") + rows[1])
@@ -188,7 +187,7 @@ def test_main_then_refund_then_refresh_end_to_end(
     n, size = SUMMARY.search(revoked).groups()  # type: ignore[union-attr]
     assert n == "1" and int(size) > 0, revoked
     objects = mirror_bucket(s3, bucket, "www/", mirror)
-    assert _browser(url, [(sold[0], "revoked"), (sold[1], None)])
+    unlock_in_chromium(url, [(sold[0], "revoked"), (sold[1], None)])
 
     print("\n---- deploy summaries")
     print("first (main deploy):", first.group(0))
@@ -210,35 +209,6 @@ def test_main_then_refund_then_refresh_end_to_end(
     assert len(keks) == 3 and len(hay) > 30
     hits = [(i, n) for i, h in enumerate(hay) for n in needles if n in h]
     assert hits == []
-
-
-def _browser(url: str, cases: list[tuple[str, str | None]]) -> bool:
-    from playwright.sync_api import expect, sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            for key, reason in cases:
-                context = browser.new_context()
-                page = context.new_page()
-                page.goto(url + KV_PATH)
-                page.wait_for_load_state("networkidle")
-                page.locator(".qb-unlock-open").first.click()
-                page.fill("#qb-key", key)
-                page.locator(".qb-dialog__submit").click()
-                if reason:
-                    error = page.locator(".qb-dialog__error")
-                    expect(error).to_have_attribute("data-reason", reason)
-                    expect(error).to_contain_text("revoked")
-                    assert "QBCANARY" not in page.content()
-                else:
-                    expect(page.locator(".qb-unlocked").first).to_contain_text("QBCANARYALPHA7F3A")
-                context.close()
-        finally:
-            browser.close()
-    return True
 
 
 def test_gpu_refresh_is_skipped_off_main(tmp_path: Path) -> None:
