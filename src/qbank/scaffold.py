@@ -42,7 +42,7 @@ ANSWER_PREMIUM = """
 /// premium
 ## The full derivation
 
-TODO: the deeper half of the answer. Everything between `/// premium` and `///` is encrypted at build
+TODO: the deeper part of the answer. Everything between `/// premium` and `///` is encrypted at build
 and shown only to readers with a license.
 ///
 """
