@@ -19,6 +19,45 @@ class Unit:
     scale: float
 
 
+COUNT_UNITS = (
+    "tokens",
+    "layers",
+    "heads",
+    "GPUs",
+    "experts",
+    "params",
+    "requests",
+    "blocks",
+    "nodes",
+    "steps",
+    "elements",
+    "dims",
+    "words",
+    "bits-per-token",
+    # what a deployment counts: a count binds only to a value declared in the same count
+    "instances",
+    "replicas",
+    "ranks",
+    "sequences",
+    "servers",
+    "users",
+    "pages",
+    "chunks",
+    "slots",
+    "stages",
+    "shards",
+    "rounds",
+    "iterations",
+    "kernels",
+    "warps",
+    "threads",
+    "SMs",
+    "calls",
+    "racks",
+)
+"""Count units: the noun a count is declared in (``claim("h100_nodes", 4, unit="nodes")``)."""
+
+
 def _table() -> dict[str, Unit]:
     units: dict[str, Unit] = {}
 
@@ -49,22 +88,7 @@ def _table() -> dict[str, Unit]:
     add("%", "fraction", 0.01, "percent")
     add("fraction", "fraction", 1.0)
     add("x", "factor", 1.0, "×")
-    for count in (
-        "tokens",
-        "layers",
-        "heads",
-        "GPUs",
-        "experts",
-        "params",
-        "requests",
-        "blocks",
-        "nodes",
-        "steps",
-        "elements",
-        "dims",
-        "words",
-        "bits-per-token",
-    ):
+    for count in COUNT_UNITS:
         add(count, count, 1.0)
     add("tokens/s", "tokens/s", 1.0)
     add("W", "power", 1.0)

@@ -41,7 +41,6 @@ def statuses(result: AnswerClaims) -> list[str]:
         ("a 1.8× speedup", v("speedup", 1.8, "x")),
         ("a 1.8× speedup", v("speedup", 1.8)),
         ("on 8 GPUs", v("gpus", 8, "GPUs")),
-        ("on 8 GPUs", v("gpus", 8)),
         ("a 1M-token window", v("ctx", 2**20, "tokens")),
         ("a 1M-token window", v("ctx", 10**6, "tokens")),
         ("a 2K-token prompt", v("prompt", 2048, "tokens")),
@@ -65,7 +64,10 @@ def statuses(result: AnswerClaims) -> list[str]:
         ("1 in 8 drafts", v("reject", 0.125, "fraction")),
         ("under one percent", v("share", 0.003, "fraction")),
         ("over 90% of FLOPs", v("share", 0.93, "fraction")),
-        ("at least 2 replicas", v("replicas", 2)),
+        ("at least 2 replicas", v("replicas", 2, "replicas")),
+        ("TP = 4 here", v("tp", 4, "GPUs")),  # a bare number binds to any count
+        ("4 prefill instances", v("inst", 4, "instances")),
+        ("2 H100 nodes", v("n", 2, "nodes")),
         ("up to 8 GPUs", v("gpus", 8, "GPUs")),
         ("90% or more", v("share", 0.95, "fraction")),
         (
@@ -93,7 +95,10 @@ def test_matches(md: str, value: Declared) -> None:
         ("about 0.3", v("share", 0.34), "claim-unbound"),  # 'about' allows 10%, not 12%
         ("over 90% of FLOPs", v("share", 0.88, "fraction"), "claim-comparative"),
         ("under 1 ms", v("t", 1.2, "ms"), "claim-comparative"),
-        ("at least 4 replicas", v("replicas", 3), "claim-comparative"),
+        ("at least 4 replicas", v("replicas", 3, "replicas"), "claim-comparative"),
+        ("on 8 GPUs", v("gpus", 8), "claim-unbound"),  # a count needs a value declared in its noun
+        ("needs four H100 nodes", v("inst", 4, "instances"), "claim-unbound"),
+        ("at least 2 replicas", v("replicas", 3), "claim-unbound"),
         ("85–90% of the time", v("lo", 0.85, "fraction"), "claim-unbound"),  # the high end binds nothing
         ("a 2× speedup", v("speedup", 2.3, "x"), "claim-unbound"),
         ("a 9B draft", v("params", 8.03e9, "params"), "claim-unbound"),

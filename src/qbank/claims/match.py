@@ -3,8 +3,9 @@
 Pure functions of a reading and a value (no files, no scripts). The rules:
 
 - **Units.** A reading and a value meet in base units; only compatible dimensions meet: the same
-  dimension, or a plain number with a plain value, a count (8 GPUs) with a plain value, a plain number
-  with a count, factor or fraction value, a percent with a fraction, a factor (×) with a plain value.
+  dimension, or a plain number with a plain value, a plain number with a count, factor or fraction
+  value, a percent with a fraction, a factor (×) with a plain value. A count (8 GPUs) binds only to a
+  value declared in that count noun (:mod:`.nouns`): not another count, not a value without a unit.
 - **Precision.** A written number matches when the value, in the written unit, rounds to it at the
   precision written (the last written decimal; for integers the last non-zero digit, so "320" is ±5)
   *and* lies within 5% of it, so short numbers stay honest ("0.3" does not match 0.34).
@@ -70,21 +71,22 @@ class Declared:
 
 
 def compatible(qdim: str, vdim: str) -> bool:
-    """Whether a written reading of dimension ``qdim`` may bind to a value of dimension ``vdim``."""
+    """Whether a written reading of dimension ``qdim`` may bind to a value of dimension ``vdim``.
+
+    A count ("4 nodes") binds only to a value declared in the same count noun: never to another count,
+    and never to a value declared without a unit (declare ``unit="nodes"``). A bare number binds to any
+    count, factor, fraction or plain value; a factor or fraction reading also to a plain value.
+    """
     if qdim == vdim:
         return True
     if qdim == "number":
         return vdim in PLAINISH
-    return vdim == "number" and qdim in PLAINISH
+    return vdim == "number" and qdim in PLAINISH and qdim not in COUNT_DIMENSIONS
 
 
 def comparable(qdim: str, vdim: str) -> bool:
-    """Dimensions a comparative may bind across: the same, or a plain number and a count."""
-    return (
-        qdim == vdim
-        or (qdim == "number" and vdim in COUNT_DIMENSIONS)
-        or (vdim == "number" and qdim in COUNT_DIMENSIONS)
-    )
+    """Dimensions a comparative may bind across: the same, or a bare number and a count."""
+    return qdim == vdim or (qdim == "number" and vdim in COUNT_DIMENSIONS)
 
 
 def in_written(reading: Reading, value: Declared) -> float:
