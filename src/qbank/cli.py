@@ -23,6 +23,7 @@ from .problems import FORMATS, Report, render
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+    from .claims.check import ClaimsReport
     from .corpus import Corpus
 
 EXIT_OK, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -99,10 +100,16 @@ def cmd_claims(args: argparse.Namespace) -> int:
     corpus, _load_report = load_corpus(root)
     if args.mutate:
         return _claims_mutation(root, corpus, args)
+    if (args.lock or args.lock_diff is not None) and args.slugs:
+        raise UsageError("--lock and --lock-diff cover every answer; drop the slugs")
     claims = check_corpus(corpus)
+    if args.lock_diff is not None:
+        return _claims_lock_diff(root, claims, args.lock_diff)
     if args.slugs:
         claims.answers = [a for a in claims.answers if a.slug in set(args.slugs)]
     report = Report(problems=claims.problems, files=len(claims.answers))
+    if args.lock:
+        return _claims_lock_write(root, claims, report, args)
     if args.format == "json":
         problems = [{**asdict(p), "level": p.level.value} for p in report.sorted()]
         sys.stdout.write(render_claims_json(claims, problems))
@@ -110,6 +117,41 @@ def cmd_claims(args: argparse.Namespace) -> int:
         sys.stdout.write(render_claims(claims))
         sys.stderr.write(render(report, args.format))
     return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
+
+
+def _claims_lock_write(root: Path, claims: ClaimsReport, report: Report, args: argparse.Namespace) -> int:
+    """Rewrite claims.lock from the bindings of now; print how many numbers it locks and what changed."""
+    from .claims.lock import LOCK_FILE, Locked, changes, entries, read_lock, render_changes, render_lock
+
+    current = entries(claims.answers)
+    found = changes(current, read_lock(root) or Locked({}))
+    (root / LOCK_FILE).write_text(render_lock(current), encoding="utf-8")
+    locked = sum(1 for e in current if e.target is not None)
+    sys.stdout.write(render_changes(found))
+    print(f"{LOCK_FILE}: {locked} numbers locked, {len(found)} changed")
+    sys.stderr.write(render(report, args.format))
+    return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
+
+
+def _claims_lock_diff(root: Path, claims: ClaimsReport, base: str) -> int:
+    """Print every binding that differs from the lock (or from the lock file BASE); exit 1 when any does."""
+    from .claims.lock import LOCK_FILE, changes, entries, parse_lock, read_lock, render_changes
+
+    if base:
+        path = Path(base)
+        if not path.is_file():
+            raise UsageError(f"{base}: no such lock file")
+        locked = parse_lock(path.read_text(encoding="utf-8"))
+    else:
+        found_lock = read_lock(root)
+        if found_lock is None:
+            print(f"{LOCK_FILE} is missing: run `qbank claims --lock` and commit it")
+            return EXIT_CONTENT
+        locked = found_lock
+    found = changes(entries(claims.answers), locked)
+    sys.stdout.write(render_changes(found))
+    print(f"{len(found)} binding(s) changed against {base or LOCK_FILE}")
+    return EXIT_CONTENT if found else EXIT_OK
 
 
 def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> int:
@@ -675,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("slugs", nargs="*", help="only these answers (default: all)")
     p.add_argument("--mutate", action="store_true", help="mutate every bound number and report the mutation score")
     p.add_argument("--fix", action="store_true", help="with --mutate: bind every number with a survivor explicitly")
+    p.add_argument("--lock", action="store_true", help="rewrite claims.lock from the bindings of now")
+    p.add_argument("--lock-diff", nargs="?", const="", default=None, metavar="BASE",
+                   help="list bindings that differ from claims.lock (or from the lock file BASE); exit 1 if any")
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", parents=[common], help="check, then build the site into site/")

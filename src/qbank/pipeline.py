@@ -26,6 +26,7 @@ def check_all(
     A ``memo`` (kept by `qbank serve` between saves) skips parsing the files that did not change.
     """
     from .claims import check_corpus
+    from .claims.lock import lock_problems
 
     corpus, report = load_corpus(root, memo=memo)
     if verify and corpus.verify_scripts:
@@ -44,7 +45,9 @@ def check_all(
 
         for slug in sorted(corpus.verify_scripts):
             report.extend(lint_script(root, f"verify/{slug}.py")[0])
-    report.extend(check_corpus(corpus, memo=memo).problems)
+    claims = check_corpus(corpus, memo=memo)
+    report.extend(claims.problems)
+    report.extend(lock_problems(root, claims.answers))  # a binding that changed meaning since claims.lock
     report.extend(duplicated_problems(corpus))
     return corpus, report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..problems import Problem, error, warning
@@ -32,7 +32,7 @@ class Binding:
 
     quantity: Quantity
     status: str
-    """bound, exempt, unbound, mismatch, comparative, ambiguous, marker, unverified."""
+    """bound, exempt, unbound, mismatch, comparative, ambiguous, marker, unverified, quoted, tested."""
     values: tuple[Declared, ...] = ()
     reading: Reading | None = None
     reason: str | None = None
@@ -274,8 +274,22 @@ class Binder:
             return Binding(q, "ambiguous", tuple(chosen), reading)
         return Binding(q, "bound", tuple(chosen), reading)
 
-    def bind(self, q: Quantity) -> Binding:
-        """Bind one quantity: exempt, explicit or automatic."""
+    def held(self, q: Quantity, why: str) -> Binding:
+        """A quoted number, or one in a sentence marked ``{?}``: never bound automatically."""
+        where = "is quoted" if why == "quoted" else "is in a sentence marked {?} as a claim being tested"
+        f = q.found
+        found = [] if f.relation else _candidates(f.lo, self.values, f.approx)
+        would = f" (it would bind to {found[0][0].name} = {shown(found[0][1], found[0][0])})" if found else ""
+        self.problem(
+            q,
+            f"claim-{why}",
+            f"{_q(q)} {where}: such a number is never bound automatically{would}; bind it with {{=name}} "
+            f"if the answer confirms it, or exempt it with a reason: {{!why}}",
+        )
+        return Binding(q, why)
+
+    def bind(self, q: Quantity, held: str | None = None) -> Binding:
+        """Bind one quantity: exempt, explicit, held back (quoted or tested) or automatic."""
         marker = q.marker
         if marker is not None and marker.kind == "!":
             if not marker.body:
@@ -284,6 +298,8 @@ class Binder:
             return Binding(q, "exempt", reason=marker.body)
         if marker is not None:
             return self.explicit(q, marker)
+        if held is not None:
+            return self.held(q, held)
         return self.automatic(q)
 
 
@@ -294,8 +310,14 @@ def bind_answer(
     orphans: list[Marker],
     values: list[Declared] | None,
     script_path: str | None = None,
+    held: Mapping[tuple[int, int], str] | None = None,
 ) -> AnswerClaims:
-    """Bind every quantity of one answer; ``values`` None means no verification record exists."""
+    """Bind every quantity of one answer; ``values`` None means no verification record exists.
+
+    ``held`` maps the (line, col) of quoted numbers and of numbers in tested sentences to why
+    (:mod:`.held`): those bind only explicitly.
+    """
+    held = held or {}
     binder = Binder(slug, path, values or [])
     result = binder.result
     for m in orphans:
@@ -330,7 +352,7 @@ def bind_answer(
             )
         return result
     for q in quantities:
-        result.bindings.append(binder.bind(q))
+        result.bindings.append(binder.bind(q, held.get((q.line, q.col))))
     script = script_path or f"verify/{slug}.py"
     for v in values:
         if v.kind == "claim" and v.name not in result.used:

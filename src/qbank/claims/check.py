@@ -13,6 +13,7 @@ from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
 from .extract import extract
+from .held import held_numbers
 from .match import Declared, shown
 
 ValuesFor = Callable[[Path, str], list[Declared] | None]
@@ -101,7 +102,7 @@ def binding_json(path: str, b: Binding) -> dict[str, Any]:
 def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | None) -> AnswerClaims:
     """Extract and bind one answer's Markdown against its values (None: no record)."""
     quantities, orphans = extract(text)
-    return bind_answer(slug, path, quantities, orphans, values)
+    return bind_answer(slug, path, quantities, orphans, values, held=held_numbers(text, quantities))
 
 
 def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | None = None) -> ClaimsReport:
@@ -120,5 +121,6 @@ def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | N
             memo.extracted[answer.text] = extract(answer.text)
         quantities, orphans = memo.extracted[answer.text]
         found = values(corpus.root, slug)
-        report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found))
+        held = held_numbers(answer.text, quantities)
+        report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found, held=held))
     return report

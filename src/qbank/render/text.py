@@ -6,8 +6,8 @@ import html
 import json
 import re
 
-MARKER_RE = re.compile(r"\{[=!][^{}\n]*\}")
-"""Claim markers (``{=name}``, ``{!reason}``) that bind or exempt numbers; never shown to readers."""
+MARKER_RE = re.compile(r"\{[=!?][^{}\n]*\}")
+"""Claim markers (``{=name}``, ``{!reason}``, ``{?}``) that bind, exempt or hold numbers; never shown to readers."""
 
 DESCRIPTION_MAX = 160
 

@@ -26,7 +26,7 @@ MIN_WORDS = 12
 shorter runs ("Llama 3.1 70B on an 8-GPU H100 node"), measured on the real corpus: 40 runs of 6 to 10 words."""
 BOILERPLATE_QUESTIONS = 2
 WORD_RE = re.compile(r"\w+")
-MARKER_RE = re.compile(r"\{[=!][^{}\n]*\}")
+MARKER_RE = re.compile(r"\{[=!?][^{}\n]*\}")
 FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 ATTR_LIST_RE = re.compile(r"\{:[^{}\n]*\}")
 LINK_URL_RE = re.compile(r"\]\([^)\n]*\)")
