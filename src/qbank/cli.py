@@ -124,11 +124,15 @@ def _claims_lock_write(root: Path, claims: ClaimsReport, report: Report, args: a
     from .claims.lock import LOCK_FILE, Locked, changes, entries, read_lock, render_changes, render_lock
 
     current = entries(claims.answers)
-    found = changes(current, read_lock(root) or Locked({}))
+    before = read_lock(root)
+    found = changes(current, before or Locked({}))
     (root / LOCK_FILE).write_text(render_lock(current), encoding="utf-8")
     locked = sum(1 for e in current if e.target is not None)
-    sys.stdout.write(render_changes(found))
-    print(f"{LOCK_FILE}: {locked} numbers locked, {len(found)} changed")
+    if before is None:
+        print(f"{LOCK_FILE}: {locked} numbers locked (a new lock)")
+    else:
+        sys.stdout.write(render_changes(found))
+        print(f"{LOCK_FILE}: {locked} numbers locked, {len(found)} changed")
     sys.stderr.write(render(report, args.format))
     return EXIT_CONTENT if report.failed(strict=args.strict) else EXIT_OK
 

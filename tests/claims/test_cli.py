@@ -95,3 +95,32 @@ def test_claims_text_and_mutation_score(repo: Path, capsys: pytest.CaptureFixtur
     assert f"{ANSWER}: 41 quantities, 40 bound, 1 exempt, 0 unbound" in out
     assert main(["claims", "--root", str(repo), "--mutate", SLUG]) == 0
     assert "mutation score: 87/87 = 100.0%" in capsys.readouterr().out
+
+
+def test_the_lock_is_written_kept_honest_by_check_and_diffed(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # without a lock, check says nothing of it, and the lock diff (the CI step) fails
+    assert main(["claims", "--root", str(repo), "--lock-diff"]) == 1
+    assert "claims.lock is missing" in capsys.readouterr().out
+    assert main(["claims", "--root", str(repo), "--lock"]) == 0
+    assert capsys.readouterr().out == "claims.lock: 43 numbers locked (a new lock)\n"
+    lock = repo / "claims.lock"
+    assert f'{ANSWER} "8 KV heads" -> kv_heads\n' in lock.read_text()
+    assert main(["check", "--root", str(repo), "--format", "text"]) == 0
+    assert main(["claims", "--root", str(repo), "--lock-diff"]) == 0
+    capsys.readouterr()
+    # the same number now means something else: check fails at the number, the diff says what changed
+    lock.write_text(lock.read_text().replace('"8 KV heads" -> kv_heads', '"8 KV heads" -> q_heads'))
+    assert main(["check", "--root", str(repo), "--format", "text"]) == 1
+    err = capsys.readouterr().err
+    assert f'{ANSWER}:3:53: error: "8 KV heads" now binds to kv_heads (was: q_heads)' in err
+    assert "[claims-lock-stale]" in err and "qbank claims --lock" in err
+    base = repo.parent / "base.lock"
+    base.write_text(lock.read_text())
+    assert main(["claims", "--root", str(repo), "--lock-diff", str(base)]) == 1
+    out = capsys.readouterr().out
+    assert out == f'{ANSWER}:3 "8 KV heads" now binds to kv_heads (was: q_heads)\n1 binding(s) changed against {base}\n'
+    # rewriting the lock settles it
+    assert main(["claims", "--root", str(repo), "--lock"]) == 0
+    assert capsys.readouterr().out.endswith("claims.lock: 43 numbers locked, 1 changed\n")
+    assert main(["check", "--root", str(repo), "--format", "text"]) == 0
+    assert main(["claims", "--root", str(repo), "--lock", SLUG]) == 2  # the lock covers every answer
