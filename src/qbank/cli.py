@@ -161,10 +161,11 @@ def _claims_lock_diff(root: Path, claims: ClaimsReport, base: str) -> int:
 def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> int:
     """Print the mutation score of the claims check over the answers that have a verification record."""
     from .claims.extract import extract
-    from .claims.mutate import MutationResult, bind_survivors, mutate_answer
+    from .claims.mutate import BindingMutation, MutationResult, bind_survivors, mutate_answer, mutate_bindings
     from .claims.values import values_for
 
     total = MutationResult()
+    meaning = BindingMutation()
     for slug, answer in sorted(corpus.answers.items()):
         if args.slugs and slug not in args.slugs:
             continue
@@ -184,8 +185,22 @@ def _claims_mutation(root: Path, corpus: Corpus, args: argparse.Namespace) -> in
                 f" (it matched another value; bind the original explicitly: {{={m.bound}}})"
             )
         total.add(result)
+        binding = mutate_bindings(slug, answer.path, answer.text, values)
+        for m in binding.survived:
+            what = "re-pointed to" if m.op == "repoint" else "count noun swapped to"
+            print(
+                f"  survived: {answer.path}:{m.line}:{m.col} {m.op} {m.before!r} {what} {m.after!r}"
+                + (" (declare the value in its count noun, or bind it explicitly)" if m.op == "noun" else "")
+            )
+        meaning.add(binding)
     print(f"mutation score: {total.killed}/{total.total} = {total.score:.1%} ({len(total.equivalent)} equivalent)")
-    return EXIT_OK if total.score == 1.0 else EXIT_CONTENT
+    print(
+        f"binding-mutation score: {meaning.caught}/{meaning.total} = {meaning.score:.1%}"
+        f" (re-pointed bindings: {meaning.repoint_caught}/{meaning.repointed} caught, by the lock;"
+        f" {meaning.repoint_caught_without_lock} of them without it; count nouns swapped:"
+        f" {meaning.swap_caught}/{meaning.swapped} caught)"
+    )
+    return EXIT_OK if total.score == 1.0 and meaning.score == 1.0 else EXIT_CONTENT
 
 
 def cmd_build(args: argparse.Namespace) -> int:

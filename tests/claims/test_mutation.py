@@ -10,7 +10,7 @@ import pytest
 
 from qbank.claims import check_answer_text
 from qbank.claims.extract import extract
-from qbank.claims.mutate import mutants, mutate_answer
+from qbank.claims.mutate import mutants, mutate_answer, mutate_bindings
 from qbank.problems import Level
 
 from ..conftest import REPO
@@ -36,6 +36,9 @@ def test_every_number_binds_and_every_mutant_dies(root: Path, slug: str, tmp_pat
     assert mutation.score == 1.0, f"mutation score {mutation.killed}/{mutation.total}; survived:\n" + "\n".join(
         survivors
     )
+    meaning = mutate_bindings(a.slug, a.path, a.text, a.values)
+    lost = [f"{a.path}:{m.line}:{m.col} {m.op} {m.before} -> {m.after}" for m in meaning.survived]
+    assert meaning.score == 1.0, f"binding-mutation score {meaning.caught}/{meaning.total}:\n" + "\n".join(lost)
 
 
 def test_the_claims_case_exercises_every_operator() -> None:
@@ -79,3 +82,39 @@ def test_survivors_are_fixed_by_binding_them_explicitly() -> None:
     fixed = bind_survivors(text, first.survived, extract(text)[0])
     assert fixed == "At an acceptance of 0.7{=alpha_07} the ceiling is low; at 0.8 it is higher.\n"
     assert mutate_answer("a", "answers/a.md", fixed, values).score == 1.0
+
+
+def test_a_repointed_binding_is_caught_by_the_lock_alone() -> None:
+    from qbank.claims.bind import Declared
+
+    values = [
+        Declared("h100_nodes", "claim", 4, "nodes", 3),
+        Declared("h100_prefill_nodes", "claim", 4, "nodes", 4),
+        Declared("gpus", "given", 8, "GPUs", 5),
+    ]
+    text = "It needs 4 nodes of 8 GPUs, and 4 nodes{=h100_prefill_nodes} for prefill.\n"
+    meaning = mutate_bindings("a", "answers/a.md", text, values)
+    repoints = [(m.line, m.col, m.before, m.after) for m in meaning.survived]
+    assert repoints == [] and meaning.repointed == 2  # one per "4 nodes", each to the other 4-node value
+    assert meaning.repoint_caught == 2 and meaning.repoint_caught_without_lock == 0
+
+
+def test_a_swapped_count_noun_is_caught_only_when_the_value_declares_its_noun() -> None:
+    from qbank.claims.bind import Declared
+
+    text = "It needs 4 nodes for prefill and a 2-node instance.\n"
+    declared = [Declared("nodes", "claim", 4, "nodes", 3), Declared("per_instance", "claim", 2, "nodes", 4)]
+    meaning = mutate_bindings("a", "answers/a.md", text, declared)
+    assert (meaning.swapped, meaning.swap_caught, meaning.survived) == (2, 2, [])
+    # a value without a unit cannot bind "4 nodes" at all: the count noun rule is what catches the swap
+    plain = [Declared("nodes", "claim", 4, None, 3), Declared("per_instance", "claim", 2, None, 4)]
+    assert [p.code for p in check_answer_text("a", "answers/a.md", text, plain).problems if p.level is Level.ERROR] == [
+        "claim-unbound",
+        "claim-unbound",
+    ]
+    # a swap that lands on another value in that noun survives: such a number must be bound explicitly
+    gpus = [*declared, Declared("gpus", "given", 4, "GPUs", 5)]
+    (survivor,) = mutate_bindings("a", "answers/a.md", text, gpus).survived
+    assert (survivor.op, survivor.before, survivor.after, survivor.bound) == ("noun", "nodes", "GPUs", "nodes")
+    fixed = text.replace("4 nodes", "4 nodes{=nodes}")
+    assert mutate_bindings("a", "answers/a.md", fixed, gpus).survived == []

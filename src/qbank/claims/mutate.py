@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .bind import Binder, Binding
+from ..problems import Problem
+from .bind import Binder, Binding, bind_answer
 from .chartext import Pos
 from .check import check_answer_text
-from .extract import Marker, Quantity, extract
-from .match import Declared
+from .extract import MARKER_RE, Marker, Quantity, extract
+from .held import held_numbers
+from .match import Declared, matches
+from .nouns import is_count, spelled, swap_for
 
 UNIT_SWAPS = {
     "GiB": "GB",
@@ -191,3 +194,144 @@ def bind_survivors(text: str, survivors: list[Mutant], quantities: list[Quantity
         row = lines[line - 1]
         lines[line - 1] = row[: col - 1] + "{=" + names + "}" + row[col - 1 :]
     return "\n".join(lines)
+
+
+# -- binding mutants ------------------------------------------------------------------------------------
+# Two more operators attack what a number *means* rather than what it says. A *re-point* keeps the text
+# and makes the number bind to another value that matches it as well (the same magnitude, another name):
+# only the binding lock can see that, so it is checked against the lock of the unmutated answer. A
+# *noun swap* writes another count noun ("4 nodes" -> "4 GPUs"): the count-noun rule must see that by
+# itself, so it is checked without the lock. Either is caught by an error at the number's position.
+
+
+@dataclass
+class BindingMutation:
+    """Outcomes of the binding mutants of one answer (or many, added up)."""
+
+    repointed: int = 0
+    repoint_caught: int = 0
+    repoint_caught_without_lock: int = 0
+    swapped: int = 0
+    swap_caught: int = 0
+    survived: list[Mutant] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """Binding mutants made."""
+        return self.repointed + self.swapped
+
+    @property
+    def caught(self) -> int:
+        """Binding mutants caught."""
+        return self.repoint_caught + self.swap_caught
+
+    @property
+    def score(self) -> float:
+        """Caught over made (1.0 when none was made)."""
+        return self.caught / self.total if self.total else 1.0
+
+    def add(self, other: BindingMutation) -> None:
+        """Merge another result into this one."""
+        self.repointed += other.repointed
+        self.repoint_caught += other.repoint_caught
+        self.repoint_caught_without_lock += other.repoint_caught_without_lock
+        self.swapped += other.swapped
+        self.swap_caught += other.swap_caught
+        self.survived += other.survived
+
+
+REPOINTS_PER_NUMBER = 2
+
+
+def _errors_at(problems: list[Problem], q: Quantity) -> bool:
+    return any(p.line == q.line and p.col == q.col and p.level.value == "error" for p in problems)
+
+
+def _alternatives(binding: Binding, values: list[Declared]) -> list[Declared]:
+    """Other values the number also matches (same magnitude, another name): where a re-point can go."""
+    f = binding.quantity.found
+    names = {v.name for v in binding.values}
+    ends = [f.lo] if f.hi is None else [f.lo, f.hi]
+    out = [v for v in values if v.name not in names and any(matches(r, v, f.approx) for r in ends[0])]
+    return out[:REPOINTS_PER_NUMBER]
+
+
+def _repoint_explicit(text: str, q: Quantity, target: str) -> str | None:
+    """The document with the number's ``{=name}`` naming ``target`` instead."""
+    m = q.marker
+    if m is None or "," in m.body:
+        return None
+    lines = text.split("\n")
+    row = lines[m.line - 1]
+    found = MARKER_RE.match(row, m.col - 1)
+    if found is None:
+        return None
+    lines[m.line - 1] = row[: found.start()] + "{=" + target + "}" + row[found.end() :]
+    return "\n".join(lines)
+
+
+def _swap_noun(text: str, q: Quantity, unit: str) -> Mutant | None:
+    """The document with the count noun after the number written as another count noun."""
+    lines = text.split("\n")
+    end_line, end_col = q.core_end
+    if end_line != q.line or q.end[0] != q.line:
+        return None
+    row = lines[q.line - 1]
+    span = row[end_col - 1 : q.end[1] - 1]
+    for word in (unit, spelled(unit, singular=True)):
+        found = list(re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", span))
+        if found:
+            m = found[-1]
+            new = spelled(swap_for(unit), singular=word != unit)
+            a, b = end_col - 1 + m.start(), end_col - 1 + m.end()
+            changed = "\n".join([*lines[: q.line - 1], row[:a] + new + row[b:], *lines[q.line :]])
+            return Mutant("noun", q.line, q.col, word, new, changed)
+    return None
+
+
+def mutate_bindings(slug: str, path: str, text: str, values: list[Declared]) -> BindingMutation:
+    """Re-point every bound number to each other value it matches, and swap every count noun."""
+    from .lock import entries, parse_lock, render_lock, stale_problems
+
+    result = BindingMutation()
+    quantities, orphans = extract(text)
+    held = held_numbers(text, quantities)
+    base = bind_answer(slug, path, quantities, orphans, values, held=held)
+    locked = parse_lock(render_lock(entries([base])))
+    for binding in base.bindings:
+        if binding.status not in {"bound", "ambiguous"}:
+            continue
+        q = binding.quantity
+        names = ",".join(v.name for v in binding.values)
+        for target in _alternatives(binding, values):
+            if q.marker is not None:
+                doc = _repoint_explicit(text, q, target.name)
+                if doc is None:
+                    continue
+                after = check_answer_text(slug, path, doc, values)
+            else:
+                doc = text
+                gone = {v.name for v in binding.values}
+                kept = [v for v in values if v.name not in gone]
+                after = bind_answer(slug, path, quantities, orphans, kept, held=held)
+            mutant = Mutant("repoint", q.line, q.col, names, target.name, doc, names)
+            result.repointed += 1
+            without_lock = _errors_at(after.problems, q)
+            result.repoint_caught_without_lock += without_lock
+            if without_lock or _errors_at(stale_problems(entries([after]), locked), q):
+                result.repoint_caught += 1
+            else:
+                result.survived.append(mutant)
+        reading = binding.reading or q.found.lo[0]
+        unit = q.found.hi[0].unit if q.found.hi else reading.unit
+        if not is_count(unit):
+            continue
+        swapped = _swap_noun(text, q, unit)
+        if swapped is None:
+            continue
+        result.swapped += 1
+        if _errors_at(check_answer_text(slug, path, swapped.text, values).problems, q):
+            result.swap_caught += 1
+        else:
+            result.survived.append(replace(swapped, bound=names))
+    return result
