@@ -68,6 +68,8 @@ def test_pull_requests_run_without_secrets_and_with_a_read_only_token() -> None:
     steps = " ".join(str(s.get("run", "")) for s in checks["jobs"]["checks"]["steps"])
     for command in (
         "qbank check",
+        'qbank claims --lock-diff > "$RUNNER_TEMP/lock-stale.txt"',
+        'qbank claims --lock-diff "$base_lock"',
         "qbank verify",
         "qbank build --strict",
         "linkchecker",

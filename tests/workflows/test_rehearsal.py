@@ -54,6 +54,7 @@ def rehearsal_repo(dest: Path, identity_dir: Path) -> tuple[Path, str]:
         shutil.copy2(REPO / name, root / name)
     key, pub, _ = keygen(identity_dir / "release-identity.key")
     shutil.copy2(pub, root / "paywall" / "release-recipient.pub")  # replaces the production recipient
+    shutil.copy2(CASES / "paywall" / "claims.lock", root / "claims.lock")  # the case's committed binding lock
     private = serialization.load_pem_private_key(key.read_bytes(), password=None)
     raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,  # type: ignore[union-attr]
                                 serialization.NoEncryption())
