@@ -21,6 +21,7 @@ from .match import (
     near,
     shown,
 )
+from .nouns import is_count
 from .quantity import Reading
 
 __all__ = ["AnswerClaims", "Binder", "Binding", "Declared", "bind_answer", "shown"]
@@ -105,8 +106,23 @@ def _closest(readings: tuple[Reading, ...], values: list[Declared], n: int = 3) 
     return "closest: " + ", ".join(seen)
 
 
+def _count_note(reading: Reading) -> str:
+    """For a count: the rule, and the unit its value must be declared in."""
+    if not is_count(reading.dimension):
+        return ""
+    return f"; a count binds only to a value declared in its own noun (unit={reading.dimension!r})"
+
+
 def _unit_hint(reading: Reading, values: list[Declared]) -> str | None:
-    """When a plain number equals a value that has a unit, say which unit to write."""
+    """When a plain number equals a value that has a unit, say which unit to write; for a count that
+    matches a value declared in another noun or none, say which unit to declare."""
+    if is_count(reading.dimension):
+        plain = Reading(reading.mantissa * reading.mult, reading.step * reading.mult, 1.0, "number", "")
+        for v in values:
+            if v.dimension != reading.dimension and matches(plain, v):
+                declared = f"declared in {v.unit}" if v.unit else "declared without a unit"
+                return f"{v.name} = {v.value:.6g} is {declared}{_count_note(reading)}"
+        return None
     if reading.dimension != "number":
         return None
     plain = Reading(reading.mantissa * reading.mult, reading.step * reading.mult, 1.0, "number", "")
@@ -163,10 +179,11 @@ class Binder:
             v = self.by_name[name]
             hit = next((r for r in readings if compatible(r.dimension, v.dimension)), None)
             if hit is None:
+                count = _count_note(readings[0])
                 self.problem(
                     q,
                     "claim-mismatch",
-                    f"{_q(q)} is bound to {name}, whose unit ({v.unit or 'none'}) cannot express it",
+                    f"{_q(q)} is bound to {name}, whose unit ({v.unit or 'none'}) cannot express it{count}",
                 )
                 return Binding(q, "mismatch", (v,))
             if f.relation:
