@@ -75,7 +75,7 @@ pf_flops = claim("prefill_flops_per_token", two * active, unit="FLOP")
 inst_tps = claim("h100_instance_prefill_tps", h_nodes_weights * gpn * h_fp8 * 1e12 * mfu / pf_flops, unit="tokens/s")
 inst_rps = claim("h100_instance_prefill_rps", inst_tps / prompt, unit="requests")
 b_nodes = claim("b200_decode_nodes", math.ceil(rate / node_rps), unit="nodes")
-h_inst = claim("h100_prefill_instances", math.ceil(rate / inst_rps), unit="nodes")
+h_inst = claim("h100_prefill_instances", math.ceil(rate / inst_rps), unit="instances")
 h_nodes_total = claim("h100_prefill_nodes", h_inst * h_nodes_weights, unit="nodes")
 
 # %% [markdown]

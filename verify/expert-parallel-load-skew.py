@@ -23,8 +23,9 @@ bw = fact("h100_sxm.hbm_bandwidth", "h100_bw")
 gpus = given("ep_gpus", 64, unit="GPUs", source="example expert-parallel group: 8 HGX nodes")
 sigma = given("popularity_sigma", 0.6, source="assumed lognormal spread of expert popularity")
 drift = given("drift_sigma", 0.5, source="assumed day-to-day lognormal drift of expert popularity")
-redundant = given("redundant_slots", 64, unit="experts", source="example: one redundant expert slot per GPU "
+redundant = given("redundant_slots", 64, unit="replicas", source="example: one redundant expert slot per GPU "
     "(EPLB-style)")
+claim("replicated_experts", redundant, unit="experts")  # each redundant slot replicates a distinct hot expert
 
 # %%
 expert_bytes = claim("expert_bytes", 3 * d * ffn, unit="B")          # FP8: 1 byte per parameter

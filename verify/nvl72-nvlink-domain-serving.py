@@ -27,7 +27,7 @@ mla_tok = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "mla_bytes_per
 gqa_tok = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "gqa_bytes_per_token")
 tokens_gpu = given("tokens_per_gpu", 128, unit="tokens", source="example decode batch per GPU per step")
 prompt = given("prompt_tokens", 8192, unit="tokens", source="example prompt handed from prefill to decode")
-slots = given("slots_per_gpu", 4, unit="experts", source="example: 4 expert slots per GPU")
+slots = given("slots_per_gpu", 4, unit="slots", source="example: 4 expert slots per GPU")
 
 # %%
 dom_ratio = claim("domain_ratio", dom72 / dom8, unit="x")
@@ -44,8 +44,8 @@ kv_tokens_rack = claim("rack_kv_tokens", (rack_hbm - w_fp8) / mla_tok, unit="tok
 # 256 experts do not divide by 72; 4 slots per GPU give 288 slots, 32 of them redundant copies of hot experts.
 
 # %%
-total_slots = claim("expert_slots", dom72 * slots, unit="experts")
-redundant = claim("redundant_slots", total_slots - E, unit="experts")
+total_slots = claim("expert_slots", dom72 * slots, unit="slots")
+redundant = claim("redundant_slots", total_slots - E, unit="slots")
 check(redundant == 32, "32 redundant expert slots")
 moe = claim("moe_layers", L - dense, unit="layers")
 per_tok = claim("a2a_bytes_per_token", k * (d * 1 + d / 128 * 4 + d * 2) * moe, unit="B")
@@ -77,9 +77,9 @@ t_gqa_nic = claim("gqa_handoff_nic", gqa_req / nic_dir, unit="s")
 blast8 = claim("blast_radius_hgx", dom8, unit="GPUs")
 blast72 = claim("blast_radius_nvl72", dom72, unit="GPUs")
 half_rack = claim("half_rack_instance", dom72 / 2, unit="GPUs")
-inst_per_rack = claim("instances_per_rack", dom72 / half_rack)
-slots_half = claim("slots_per_gpu_half_rack", math.ceil(E / half_rack), unit="experts")
-half_slots = claim("half_rack_slots", half_rack * math.ceil(E / half_rack), unit="experts")
+inst_per_rack = claim("instances_per_rack", dom72 / half_rack, unit="instances")
+slots_half = claim("slots_per_gpu_half_rack", math.ceil(E / half_rack), unit="slots")
+half_slots = claim("half_rack_slots", half_rack * math.ceil(E / half_rack), unit="slots")
 check(half_slots >= E, "a 36-GPU instance still fits all 256 experts with 8 slots per GPU")
 print(bw_ratio, rack_hbm / 1e9, w_share, kv_tokens_rack / 1e6, per_tok / 1e6)
 print(t_nvl72 * 1e3, t_hgx * 1e3, speedup)

@@ -15,7 +15,7 @@ layers = fact("llama3_1_8b.num_hidden_layers", "layers")
 kv_heads = fact("llama3_1_8b.num_key_value_heads", "kv_heads")
 head_dim = fact("llama3_1_8b.head_dim", "head_dim")
 block = fact("vllm.block_size_default", "block_size")
-seqs = given("batch_sequences", 256, unit="requests", source="example batch for the worked numbers")
+seqs = given("batch_sequences", 256, unit="sequences", source="example batch for the worked numbers")
 max_len = given("max_len_example", 4096, unit="tokens", source="example: lengths uniform in 1..4096")
 long_ctx = fact("llama3_1_8b.max_position_embeddings", "long_context")
 bytes_bf16 = given("bytes_bf16", 2, unit="B", source="bf16 stores 2 bytes per value")
@@ -29,9 +29,9 @@ check(kv_tok == 128 * 2**10, "128 KiB per token")
 # Worst case b-1 tokens per sequence; if lengths are uniform modulo b, the mean is (b-1)/2.
 
 # %%
-worst_tok = claim("worst_waste_tokens_per_seq", block - 1, unit="tokens")
+worst_tok = claim("worst_waste_tokens_per_seq", block - 1, unit="slots")  # token slots
 halves = given("uniform_mean_divisor", 2, source="the mean of a uniform distribution over 0..b-1 is (b-1)/2")
-mean_tok = claim("mean_waste_tokens_per_seq", (block - partial) / halves, unit="tokens")
+mean_tok = claim("mean_waste_tokens_per_seq", (block - partial) / halves, unit="slots")
 worst_batch = claim("worst_waste_batch", seqs * worst_tok * kv_tok, unit="B")
 mean_batch = claim("mean_waste_batch", seqs * mean_tok * kv_tok, unit="B")
 check(worst_batch == 480 * 2**20, "480 MiB worst case for 256 sequences")

@@ -76,7 +76,7 @@ hit = given(
 amp = claim("hit_amplification", 1 / (1 - hit), unit="x")
 need_hit = claim("need_llama8b_h100_with_hits", cases["llama8b_h100_bf16"] * amp, unit="B/s")
 claim("nic_share_llama8b_h100_with_hits", need_hit / nic_Bps, unit="fraction")
-fan_in = given("fan_in", 3, source="example: one decode node fed by 3 prefill nodes")
+fan_in = given("fan_in", 3, unit="nodes", source="example: one decode node fed by 3 prefill nodes")
 claim("decode_side_share_llama70b_fan_in", fan_in * cases["llama70b_h100_bf16"] / nic_Bps, unit="fraction")
 print(f"with {hit:.0%} hits: x{amp:.0f} -> {need_hit / 1e9:.1f} GB/s = {need_hit / nic_Bps:.0%} of the NIC")
 

@@ -79,6 +79,7 @@ short = given(
 )
 kept_short_w4k = (1 - g2_local) + g2_local * g2_window / short
 saving_short_w4k = claim("saving_short_4096", 1 - kept_short_w4k, unit="fraction")
+claim("gemma2_window_share_short", g2_window / short, unit="fraction")
 
 # %% [markdown]
 # ## The allocator: a uniform pool gives nothing back

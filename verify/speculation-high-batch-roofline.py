@@ -40,6 +40,7 @@ alpha = given("alpha", 0.8, unit="fraction", source="assumed acceptance of an 8B
 ridge = claim("ridge_flop_per_byte", fl / bw)
 flop_per_param = given("flop_per_param_token", 2, unit="FLOP", source="one multiply-add per weight per token")
 bytes_per_param = given("bytes_per_param", 2, unit="B", source="bf16 weights")
+claim("compute_bound_tokens", ridge * bytes_per_param / flop_per_param, unit="tokens")  # tokens per weight pass
 
 
 def step(P: float, kv: float, att: float, batch: float, q_tokens: int, ctx: float) -> float:

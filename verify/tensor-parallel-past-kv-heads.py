@@ -38,7 +38,7 @@ kv_layer_head = 2 * head_dim * bf16  # K and V, one head, one layer
 kv_model = claim("kv_per_token_model", layers * kv_heads * kv_layer_head, unit="B")
 check(kv_model == 504 * 1024, "504 KiB per token for the model")
 tp8 = given("tp8", 8, unit="GPUs", source="tensor parallel degree equal to the KV-head count")
-kv_tp8 = claim("kv_per_gpu_tp8", layers * max(1, kv_heads / tp8) * kv_layer_head, unit="B")
+kv_tp8 = layers * max(1, kv_heads / tp8) * kv_layer_head  # B per token per GPU at TP8 (not stated)
 kv_tp16 = claim("kv_per_gpu_tp16", layers * max(1, kv_heads / gpus) * kv_layer_head, unit="B")
 check(kv_tp16 == kv_tp8, "TP16 leaves per-GPU KV where TP8 had it")
 replication = claim("kv_replication_tp16", kv_tp16 * gpus / kv_model, unit="x")

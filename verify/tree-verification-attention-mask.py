@@ -54,7 +54,7 @@ wrong = [(t + 1) % V for t in g]
 parents = [-1, -1, 0, 0, 1, 2, 2, 3, 5, 5]
 tokens = [g[0], wrong[0], g[1], wrong[1], g[1], g[2], wrong[2], g[2], g[3], wrong[3]]
 parents_t, tokens_t = torch.tensor(parents), torch.tensor(tokens)
-n_nodes = int(claim("tree_nodes", len(parents)))
+n_nodes = int(claim("tree_nodes", len(parents), unit="nodes"))
 
 
 def ancestors(parents: torch.Tensor) -> torch.Tensor:
