@@ -10,6 +10,7 @@ import pytest
 
 from qbank.claims import check_answer_text
 from qbank.claims.extract import extract
+from qbank.claims.lock import changes, entries, read_lock, render_changes
 from qbank.claims.mutate import mutants, mutate_answer, mutate_bindings
 from qbank.problems import Level
 
@@ -28,6 +29,11 @@ def test_every_number_binds_and_every_mutant_dies(root: Path, slug: str, tmp_pat
     errors = [p.text() for p in result.problems if p.level is Level.ERROR]
     assert errors == [], "\n".join(errors)
     assert result.summary()["unbound"] == 0
+    locked = read_lock(root)
+    if root == REPO:  # the committed lock says what every number of the repository binds to
+        assert locked is not None, "claims.lock is missing: run `qbank claims --lock`"
+        stale = render_changes(changes(entries([result]), locked, paths=[a.path]))
+        assert stale == "", "claims.lock is stale (run `qbank claims --lock` and review):\n" + stale
     mutation = mutate_answer(a.slug, a.path, a.text, a.values)
     survivors = [
         f"{a.path}:{m.line}:{m.col} {m.op} {m.before} -> {m.after} (bind {{={m.bound}}})" for m in mutation.survived
