@@ -193,3 +193,19 @@ def test_positions_are_the_numbers_own() -> None:
     md = "## The numbers\n\nThe cache is large:\nit needs **320 GiB** and `7` is code and then 12 GB.\n"
     result = run(md, v("kv", 320 * GIB, "B"))
     assert codes(result) == [(4, 47, "claim-unbound")]
+
+
+def test_a_count_never_binds_to_another_noun_or_to_no_unit_and_says_what_to_declare() -> None:
+    result = run("it needs 4 nodes", v("h100_prefill_instances", 4, "instances"))
+    (problem,) = [p for p in result.problems if p.level is Level.ERROR]
+    assert problem.code == "claim-unbound"
+    assert "h100_prefill_instances = 4 is declared in instances" in problem.message
+    assert "unit='nodes'" in problem.message
+    plain = run("it needs 4 nodes", v("h100_nodes", 4))
+    assert "h100_nodes = 4 is declared without a unit" in plain.problems[0].message
+    explicit = run("it needs 4 nodes{=h100_prefill_instances}", v("h100_prefill_instances", 4, "instances"))
+    assert codes(explicit) == [(1, 10, "claim-mismatch")]
+    assert "a count binds only to a value declared in its own noun (unit='nodes')" in explicit.problems[0].message
+    # a bare number names no noun: it binds to the count value, and a count in the right noun binds too
+    assert codes(run("a fan-in of 4 here", v("fan_in", 4, "nodes"))) == []
+    assert codes(run("4 prefill nodes", v("fan_in", 4, "nodes"))) == []
