@@ -53,3 +53,7 @@ def test_quotes_in_code_html_links_and_admonition_titles_hold_nothing() -> None:
 def test_readers_never_see_the_tested_marker() -> None:
     assert strip_markers("Some say 4 nodes{=h100_prefill_instances} will do{?}.") == "Some say 4 nodes will do."
     assert strip_markers("a claim being tested{?refuted below}.") == "a claim being tested."
+
+
+def test_the_tested_marker_may_give_a_reason_whose_digits_are_not_numbers() -> None:
+    assert problems("Some say it needs 4 nodes{?the 8 GPU claim}.") == [(1, 19, "claim-tested")]

@@ -155,6 +155,7 @@ def _clean_prose(ct: CharText) -> None:
     ct.blank(LINK_TARGET_RE)
     ct.blank(HTML_RE)
     ct.blank(ATTR_LIST_RE)
+    ct.blank(r"\{\?[^{}\n]*\}")  # the tested-claim marker {?why} (held.py): its words are not numbers
 
 
 @dataclass(frozen=True)
