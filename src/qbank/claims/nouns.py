@@ -42,14 +42,6 @@ def is_count(dimension: str) -> bool:
     return dimension in COUNT_NOUNS
 
 
-def count_of(word: str | None) -> str | None:
-    """The count unit a prose word names ('node' -> 'nodes', 'GPUs' -> 'GPUs'), or None."""
-    if word is None:
-        return None
-    target = UNIT_WORDS.get(word, (None, 1.0))[0]
-    return target if target in COUNT_NOUNS else None
-
-
 def swap_for(unit: str) -> str:
     """Another count noun to write in place of ``unit`` (a count-noun mutant)."""
     return SWAPS.get(unit, "requests" if unit != "requests" else "tokens")
