@@ -11,6 +11,8 @@ from qbank.verify import check, claim, fact, given
 util = fact("vllm.gpu_memory_utilization_default", "util")
 h100 = fact("h100_sxm.hbm_capacity", "h100_gb")
 h200 = fact("h200_sxm.hbm_capacity", "h200_gb")
+h100_total = fact("h100_sxm.cuda_total_memory", "h100_cuda_total")  # what vLLM multiplies util by
+h200_total = fact("h200_sxm.cuda_total_memory", "h200_cuda_total")
 tp = fact("h100_sxm.nvlink_domain", "tp")
 kv_gqa = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "gqa_kv_per_token")
 kv_mla = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "mla_kv_per_token")
@@ -36,8 +38,8 @@ check(dsv3_fits_h100 > tp * h100 * 1e9, "DeepSeek-V3 FP8 weights exceed an 8xH10
 # ## Budgets and tokens per replica
 
 # %%
-b_gqa = claim("gqa_budget_per_gpu", h100 * 1e9 * util - p70 * bf16 / tp, unit="B")
-b_mla = claim("mla_budget_per_gpu", h200 * 1e9 * util - p_ds * fp8 / tp, unit="B")
+b_gqa = claim("gqa_budget_per_gpu", h100_total * util - p70 * bf16 / tp, unit="B")
+b_mla = claim("mla_budget_per_gpu", h200_total * util - p_ds * fp8 / tp, unit="B")
 tok_gqa = claim("gqa_tokens_per_replica", b_gqa / gqa_gpu, unit="tokens")
 tok_mla = claim("mla_tokens_per_replica_tp", b_mla / mla_gpu, unit="tokens")
 req_gqa = claim("gqa_128k_requests", tok_gqa / ctx, unit="requests")

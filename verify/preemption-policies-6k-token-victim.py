@@ -15,6 +15,7 @@ hbm_bw = fact("h100_sxm.hbm_bandwidth", "h100_hbm")
 pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")  # what vLLM multiplies util by
 util = fact("vllm.gpu_memory_utilization_default", "util")
 params = given(
     "params_70b",
@@ -70,7 +71,7 @@ print(f"{chunks:.0f} chunks of {chunk_ms:.1f} ms: steps go from {step_ms:.2f} to
 # Example workload: 2,048-token prompts, max_tokens 6,144 (8,192 worst case), mean completion 1,024.
 
 # %%
-pool = claim("pool_tokens", gpus * (hbm * 1e9 * util - params * 2 / gpus) / kv_tok, unit="tokens")
+pool = claim("pool_tokens", gpus * (cuda_total * util - params * 2 / gpus) / kv_tok, unit="tokens")
 prompt = given("prompt_tokens", 2048, unit="tokens", source="example workload")
 max_new = given("max_new_tokens", 6144, unit="tokens", source="example workload: max_tokens")
 mean_new = given("mean_new_tokens", 1024, unit="tokens", source="example workload: mean completion length")
