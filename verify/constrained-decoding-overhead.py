@@ -34,6 +34,7 @@ check(2 * P + kv_read <= cuda_total * util, "weights + the batch's KV fit in vLL
 step_weights_only = claim("step_time_weights_only", max(2 * P / (bw * 1e12), 2 * P * batch / (fl * 1e12)), unit="s")
 attn_flops = 4 * ctx * heads * hd * L * batch
 step = claim("step_time", max((2 * P + kv_read) / (bw * 1e12), (2 * P * batch + attn_flops) / (fl * 1e12)), unit="s")
+weight_read = claim("weight_read_per_step", 2 * P, unit="B")
 kv_over_w = claim("kv_over_weight_read", kv_read / (2 * P), unit="x")
 step_ratio = claim("step_with_kv_over_without", step / step_weights_only, unit="x")
 budget = claim("host_budget_per_request", step / batch, unit="s")
@@ -73,7 +74,7 @@ dep_share = given(
 dep = claim("context_dependent_check_time", vocab * dep_share * chars * ns * 1e-9, unit="s")
 serial = claim("serial_batch_check_time", batch * dep, unit="s")
 cores = given("host_cores", 16, source="host cores given to grammar work")
-serial_ratio = claim("serial_over_step", serial / step, unit="x")
+serial_ratio = claim("serial_over_step", serial / step, unit="fraction")
 parallel = claim("parallel_batch_check_time", serial / cores, unit="s")
 check(dep < budget, "the runtime check now fits the per-request budget on one core")
 check(0.5 < serial_ratio < 1, "but serially it takes most of the step: no headroom for schema growth or jitter")

@@ -63,6 +63,13 @@ conc = claim("max_concurrency", tokens_pool / max_len, unit="requests")
 conc_int = claim("max_concurrent_requests", math.floor(conc), unit="requests")
 check(kv_tok_gpu == 80 * 2**10, "80 KiB per token per GPU at TP=4")
 check(conc_int == 14, "14 full-length requests")
+label_bytes = claim("label_bytes", hbm * 1e9, unit="B")
+hidden = claim("request_hidden_by_label", requested - requested_naive, unit="B")
+pool_naive = requested_naive - w_gpu - act_peak - non_torch - graphs
+conc_naive = claim("max_concurrent_requests_if_80e9",
+                   math.floor(block * math.floor(pool_naive / (kv_tok_gpu * block)) / max_len), unit="requests")
+lost = claim("requests_lost_to_label", conc_int - conc_naive, unit="requests")
+check(conc_naive == 12, "the decimal label gives the 12 of the earlier version")
 
 # %% [markdown]
 # ## Past the KV head count: TP=16 replicates heads

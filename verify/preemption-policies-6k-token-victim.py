@@ -3,6 +3,11 @@
 # Llama-3.1-70B, TP8 on an 8-GPU H100 node, BF16 weights and KV, vLLM v0.21 default memory utilization.
 # "6K" is read as 6 x 1024 = 6,144 tokens. Recompute is priced at the full dense BF16 rate (a lower bound),
 # swap at the PCIe Gen5 x16 rate per GPU (63 GB/s per direction, an upper bound on what a DMA achieves).
+# Engine behaviour: vLLM V1 preempts by recompute only. Its scheduler's _preempt_request
+# (vllm/v1/core/sched/scheduler.py @6cf7b26b) frees the victim's blocks (kv_cache_manager.free), sets
+# num_computed_tokens = 0 and prepends the request to the waiting queue; there is no swap-out path (V0's
+# --swap-space CPU swap was not carried over). Swap is priced here as the alternative other engines (and V0) offer,
+# or that a host-memory KV offload connector approximates on V1.
 
 # %%
 from qbank.verify import check, claim, fact, given

@@ -61,7 +61,7 @@ check(kv_tp8pp2 * 2 == kv_tp16, "TP8 x PP2 halves per-GPU KV")
 dup_bytes_gpu = claim("duplicate_kv_per_gpu_per_token", kv_tp16 - kv_tp8pp2, unit="B")
 
 # %% [markdown]
-# ## Token capacity per GPU (same weights per GPU in both layouts)
+# ## Token capacity per GPU (TP16 carries the replicated K/V projections; TP8 x PP2 splits evenly)
 
 # %%
 requested = claim("requested_per_gpu", cuda_total * util, unit="B")

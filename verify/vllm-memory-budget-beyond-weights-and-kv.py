@@ -86,6 +86,7 @@ kv_new = claim("kv_budget_v021_before_nontorch", requested_new * 1e9 - weights -
 kv_old = claim("kv_budget_old_before_nontorch", requested_old * 1e9 - weights - act, unit="B")
 tok_new = claim("kv_tokens_v021_ceiling", kv_new / kv_tok, unit="tokens")
 tok_old = claim("kv_tokens_old_ceiling", kv_old / kv_tok, unit="tokens")
+claim("undercount_tokens", under_count * 1e9 / kv_tok, unit="tokens")
 check(tok_new > tok_old, "0.92 leaves more KV than 0.9 before non-torch memory and graphs are subtracted")
 print(
     f"KV budget {kv_new / 1e9:.1f} GB -> {tok_new:,.0f} tokens (v0.21); {kv_old / 1e9:.1f} GB -> {tok_old:,.0f} (older)"
