@@ -36,7 +36,9 @@ def headings(markdown: str) -> list[str]:
     """The normalised ``##`` headings of an answer, outside code fences, in order."""
     lines = markdown.splitlines()
     fenced = code_fence_lines(lines)
-    return [normalise(line[3:]) for line, inside in zip(lines, fenced, strict=True) if line.startswith("## ") and not inside]
+    return [
+        normalise(line[3:]) for line, inside in zip(lines, fenced, strict=True) if line.startswith("## ") and not inside
+    ]
 
 
 def repeated_pairs(by_topic: dict[str, dict[str, list[str]]]) -> list[str]:
@@ -68,7 +70,9 @@ def answers_by_topic(root: Path) -> dict[str, dict[str, list[str]]]:
 def test_normalise_folds_asides_subtitles_and_markers() -> None:
     assert normalise("The numbers (n = 8, 16-token blocks)") == "the numbers"
     assert normalise("The numbers: Llama-3.1-70B, TP8") == "the numbers"
-    assert normalise('The datasheet says "about 2.3×{=ratio_bw}" everywhere') == "the datasheet says about 2 3 everywhere"
+    assert (
+        normalise('The datasheet says "about 2.3×{=ratio_bw}" everywhere') == "the datasheet says about 2 3 everywhere"
+    )
 
 
 def test_headings_skip_code_fences() -> None:
