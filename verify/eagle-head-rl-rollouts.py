@@ -104,10 +104,14 @@ old_batch = int(given("old_rollout_batch", 256, unit="requests", source="the bat
 need_old = claim("bytes_needed_old_batch", w_bytes + old_batch * ctx * kv_tok, unit="B")
 check(need_old > usable, "256 rollouts at 2,048 tokens do not fit beside the weights on one H100")
 max_batch = claim("max_batch_at_ctx", math.floor(kv_room / (ctx * kv_tok)), unit="requests")
+# With speculation on, the head adds its own layer of weights (the LM head is the target's) and one layer of KV.
+head_layer_bytes = claim("head_layer_bytes", layer_params * bytes_per_param, unit="B")
+max_batch_spec = claim("max_batch_at_ctx_with_head",
+                       math.floor((kv_room - head_layer_bytes) / (ctx * kv_tok * (1 + 1 / L))), unit="requests")
 batch = int(given("rollout_batch", 128, unit="requests", source="example rollout batch per GPU that fits at 2,048 "
                   "tokens (the reviewer's operating point)"))
-need = claim("bytes_needed_batch", w_bytes + batch * ctx * kv_tok, unit="B")
-check(need <= usable, "128 rollouts at 2,048 tokens fit: weights + KV within the usable HBM")
+need = claim("bytes_needed_batch", w_bytes + head_layer_bytes + batch * ctx * kv_tok * (1 + 1 / L), unit="B")
+check(need <= usable, "128 rollouts at 2,048 tokens fit: weights, head and both caches within the usable HBM")
 kv_read = claim("kv_read_per_step", batch * ctx * kv_tok, unit="B")
 check(kv_read > w_bytes, "at this batch and length a decode step reads more KV than weights")
 
@@ -149,7 +153,7 @@ t_verify = claim("verify_step_time", step_time(batch, ctx, gamma + 1), unit="s")
 t_draft = claim("draft_steps_time", gamma * draft_time(batch, ctx), unit="s")
 ratio = claim("spec_over_plain_at_batch", spec_ratio(batch, ctx, alpha_real0), unit="x")
 ratio_late = claim("spec_over_plain_at_batch_late", spec_ratio(batch, ctx, alpha_real_late), unit="x")
-ratio_max = claim("spec_over_plain_max_batch_late", spec_ratio(max_batch, ctx, alpha_real_late), unit="x")
+ratio_max = claim("spec_over_plain_max_batch_late", spec_ratio(int(max_batch_spec), ctx, alpha_real_late), unit="x")
 check(ratio > ratio_late > 1, "with the KV read counted, speculation pays at batch 128, less with a drifted head")
 check(ratio_max > 1, "and still pays, drifted, at the largest batch that fits at 2,048 tokens")
 
@@ -171,7 +175,8 @@ ratio_nokv = claim("spec_over_plain_no_kv", spec_ratio(old_batch, 0, alpha_real0
 check(ratio_nokv < 1, "the earlier model (no KV at all) is where the 0.71x verdict came from")
 
 ctx_long = int(given("long_context", 16384, unit="tokens", source="example: a long reasoning rollout"))
-batch_long = claim("max_batch_long_ctx", math.floor(kv_room / (ctx_long * kv_tok)), unit="requests")
+batch_long = claim("max_batch_long_ctx",
+                   math.floor((kv_room - head_layer_bytes) / (ctx_long * kv_tok * (1 + 1 / L))), unit="requests")
 ratio_long = claim("spec_over_plain_long_late", spec_ratio(int(batch_long), ctx_long, alpha_real_late), unit="x")
 check(ratio_long > ratio_late, "the longer the rollout, the more the KV read hides the verify compute")
 print(f"usable {usable / 1e9:.1f} GB, 256x2K needs {need_old / 1e9:.1f} GB, max batch {max_batch}, "
@@ -183,8 +188,8 @@ print(f"ratio fresh {ratio:.2f} late {ratio_late:.2f} max-batch late {ratio_max:
 # ## Drafting from sibling rollouts
 # GRPO-style RL samples n responses per prompt; siblings share structure. A suffix tree over the finished and
 # in-flight siblings' tokens proposes drafts at no weight read (SuffixDecoding, Oliaro et al.,
-# arXiv:2411.04975; in RL rollouts: Seer, Qin et al., arXiv:2511.14617 §4, "adaptive grouped speculative
-# decoding"). A deterministic draft token x is accepted with probability p(x) (rejection sampling with a point-mass
+# arXiv:2411.04975; in RL rollouts: Seer, Qin et al., arXiv:2511.14617, "adaptive grouped speculative
+# decoding" with suffix trees built from the responses of the same prompt group). A deterministic draft token x is accepted with probability p(x) (rejection sampling with a point-mass
 # q), so it stays lossless, and because the siblings are samples of the current policy it does not drift.
 # How good must it be? The acceptance at which a draft-free verify pass matches the frozen head's late speedup.
 
@@ -207,14 +212,14 @@ check(alpha_sib < alpha_real_late, "a free drafter matches the stale head at a l
 
 # %% [markdown]
 # ## The tail of a rollout batch: few long generations left, small batch again
-# Seer (arXiv:2511.14617 §2) measures the last 10% of requests taking up to 50% of rollout time in its baseline.
+# Seer (arXiv:2511.14617) measures the last 10% of requests taking up to 50% of rollout time in its baseline.
 
 # %%
 tail = int(given("tail_batch", 16, unit="requests", source="assumed: stragglers left when most rollouts have finished"))
 tail_ctx = int(given("tail_context", 16384, unit="tokens", source="example: the stragglers are the long generations"))
-tail_req = given("tail_request_share", 0.1, unit="fraction", source="Seer, arXiv:2511.14617 §2: tail "
-                 "requests are defined as the last 10% of requests to finish")
-tail_share = given("tail_time_share", 0.5, unit="fraction", source="Seer, Qin et al., arXiv:2511.14617 §2: the last "
+tail_req = given("tail_request_share", 0.1, unit="fraction", source="Seer, arXiv:2511.14617: tail requests "
+                 "are defined as the last 10% of requests to finish")
+tail_share = given("tail_time_share", 0.5, unit="fraction", source="Seer, Qin et al., arXiv:2511.14617: the last "
                    "10% of requests consume up to 50% of rollout time (Moonlight, Qwen2-VL-72B, veRL baseline)")
 tail_late = claim("tail_ratio_late", spec_ratio(tail, tail_ctx, alpha_real_late), unit="x")
 tail_fresh = claim("tail_ratio_fresh", spec_ratio(tail, tail_ctx, alpha_real0), unit="x")
