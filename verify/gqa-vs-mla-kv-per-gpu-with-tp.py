@@ -1,7 +1,7 @@
 # %% [markdown]
 # # GQA against MLA per GPU, with tensor parallelism
 # GQA: Llama-3.1-70B (BF16) at TP8 on H100. MLA: DeepSeek-V3 (FP8 weights as released) at TP8 on H200, the
-# smallest 8-GPU node it fits (671 GB > 640 GB of H100 HBM). vLLM v0.21 default utilization 0.92; activations
+# smallest 8-GPU node it fits (671 GB exceeds the 626 GB an 8xH100 node gives vLLM at 0.92 of cudaMemGetInfo's total). vLLM v0.21 default utilization 0.92; activations
 # ignored (ceilings). Under TP, GQA's KV heads split across ranks; MLA's latent is shared by all heads, so every
 # rank caches the whole latent. "1M tokens" is read as 2^20.
 
@@ -32,7 +32,8 @@ mla_gpu = claim("mla_per_gpu_per_token", kv_mla, unit="B")
 gpu_ratio = claim("mla_over_gqa_per_gpu", mla_gpu / gqa_gpu, unit="x")
 check(model_ratio > 4 and gpu_ratio > 1.5, "MLA is 4x+ smaller per token but 1.5x+ larger per GPU at TP8")
 dsv3_fits_h100 = claim("dsv3_fp8_weights", p_ds * fp8, unit="B")
-check(dsv3_fits_h100 > tp * h100 * 1e9, "DeepSeek-V3 FP8 weights exceed an 8xH100 node")
+h100_node_budget = claim("h100_node_vllm_budget", tp * h100_total * util, unit="B")
+check(dsv3_fits_h100 > h100_node_budget, "DeepSeek-V3 FP8 weights exceed what vLLM may use on an 8xH100 node")
 
 # %% [markdown]
 # ## Budgets and tokens per replica
