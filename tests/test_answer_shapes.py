@@ -19,7 +19,8 @@ import yaml
 
 from qbank.answers import code_fence_lines
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import REPO
+
 MARKER = re.compile(r"\{[=!][^}]*\}")
 ASIDE = re.compile(r"\([^)]*\)")
 
@@ -92,6 +93,6 @@ def test_a_template_is_caught_and_a_single_use_is_not() -> None:
 
 
 def test_no_heading_sequence_repeats_in_more_than_a_quarter_of_a_topic() -> None:
-    by_topic = answers_by_topic(ROOT)
+    by_topic = answers_by_topic(REPO)
     assert sum(len(answers) for answers in by_topic.values()) > 0
     assert repeated_pairs(by_topic) == []
