@@ -47,6 +47,10 @@ req_gqa = claim("gqa_128k_requests", tok_gqa / ctx, unit="requests")
 req_mla = claim("mla_128k_requests_tp", tok_mla / ctx, unit="requests")
 tok_mla_dp = claim("mla_tokens_per_node_dp_attention", tp * b_mla / kv_mla, unit="tokens")
 req_mla_dp = claim("mla_128k_requests_dp", tok_mla_dp / ctx, unit="requests")
+# what the earlier version got by reading the labels (80 GB, 141 GB) as decimal bytes
+tok_gqa_label = claim("gqa_tokens_per_replica_if_label", (h100 * 1e9 * util - p70 * bf16 / tp) / gqa_gpu, unit="tokens")
+tok_mla_label = claim("mla_tokens_per_replica_if_label", (h200 * 1e9 * util - p_ds * fp8 / tp) / mla_gpu, unit="tokens")
+check(abs(tok_mla_label / tok_gqa_label - tok_mla / tok_gqa) < 0.05, "the MLA/GQA ratio barely moves")
 print(f"budgets: GQA {b_gqa / 1e9:.2f} GB/GPU, MLA {b_mla / 1e9:.2f} GB/GPU")
 print(
     f"tokens: GQA {tok_gqa:,.0f} ({req_gqa:.1f} req), MLA TP {tok_mla:,.0f} ({req_mla:.2f}), "

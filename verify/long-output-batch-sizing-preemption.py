@@ -36,6 +36,7 @@ weights = claim("weights_bf16", params * 2, unit="B")
 kv_tok = claim("kv_bytes_per_token", 2 * layers * nkv * hd * 2, unit="B")
 pool = claim("kv_pool", gpus * (cuda_total * util - weights / gpus - reserve), unit="B")
 pool_tok = claim("pool_tokens", pool / kv_tok, unit="tokens")
+pool_tok_label = claim("pool_tokens_if_label", gpus * (hbm * 1e9 * util - weights / gpus - reserve) / kv_tok, unit="tokens")
 agg_bw = gpus * bw * 1e12
 
 # %% [markdown]
