@@ -123,9 +123,39 @@ err_a = claim("err_block128", rel(ya, ref), unit="fraction")
 err_b = claim("err_mx32", rel(yb, ref), unit="fraction")
 err_ab = claim("err_between_layouts", rel(ya, yb), unit="fraction")
 check(err_ab > 0.3 * min(err_a, err_b), "the two FP8 layouts disagree by as much as either differs from bf16")
+
+# %% [markdown]
+# ## If the Blackwell side moves to FP4
+# NVFP4 (NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", developer blog 2025):
+# E2M1 values (0, 0.5, 1, 1.5, 2, 3, 4, 6), one E4M3 scale per 16-element block, and an FP32 per-tensor scale
+# chosen so the largest block scale lands at E4M3's maximum (without it, small block scales fall into E4M3's
+# subnormal range and lose precision). How far is that from the Hopper FP8 layout the prefill side runs?
+
+# %%
+nv_blk = int(given("nvfp4_block", 16, unit="elements", source="NVIDIA NVFP4 developer blog (2025): 16-value "
+    "micro-blocks with an FP8 E4M3 scale"))
+E2M1 = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
+
+
+def q_nvfp4(w: torch.Tensor) -> torch.Tensor:
+    """Fake-quantize w to E2M1 with one E4M3-rounded scale per 1 x 16 block."""
+    blocks = w.reshape(w.shape[0], -1, nv_blk)
+    g = w.abs().max() / (6.0 * E4M3_MAX)  # FP32 per-tensor scale
+    s = (blocks.abs().amax(-1, keepdim=True) / (6.0 * g)).clamp(min=2.0**-9)
+    s = s.to(torch.float8_e4m3fn).float() * g
+    v = blocks / s
+    idx = (v.abs().unsqueeze(-1) - E2M1).abs().argmin(-1)
+    return (torch.sign(v) * E2M1[idx] * s).reshape(w.shape)
+
+
+yc = x @ q_nvfp4(W).T
+err_c = claim("err_nvfp4", rel(yc, ref), unit="fraction")
+err_ac = claim("err_fp8_vs_nvfp4", rel(ya, yc), unit="fraction")
+gap_growth = claim("fp4_gap_growth", err_ac / err_ab, unit="x")
+check(err_ac > 2 * err_ab, "an FP8 prefill feeding an FP4 decode disagrees several times more than two FP8 layouts")
 print(f"B200 node {b_node/1e9:.0f} GB headroom {b_head/1e9:.0f}; H100 2-node headroom {h2_head/1e9:.0f}")
 print(f"kv/req {kv_req/1e6:.0f} MB batch {batch} step {step*1e3:.2f} ms user {per_user:.1f} node {node_tps:.0f} "
     "tok/s {node_rps:.1f} rps")
 print(f"prefill inst {inst_tps:.0f} tok/s {inst_rps:.1f} rps; B200 nodes {b_nodes} H100 inst {h_inst} nodes "
     "{h_nodes_total}")
-print(err_a, err_b, err_ab)
+print(err_a, err_b, err_ab, err_c, err_ac, gap_growth)

@@ -6,6 +6,8 @@
 # Speedup formula: Leviathan et al. 2023 (arXiv:2211.17192) Theorem 3.8; acceptance = sum min(p, q) (Thm 3.5).
 
 # %%
+import math
+
 import torch
 
 from qbank.verify import check, claim, fact, given
@@ -79,58 +81,150 @@ s_late = claim("speedup_late", speedup(alpha_real_late, gamma, c), unit="x")
 check(s0 > s_late > 1, "the frozen head still helps a little at small batch, far less than at step 0")
 
 # %% [markdown]
-# ## And at rollout batch sizes, where the verify pass is compute-bound (roofline)
-# Step time = max(weight bytes / bandwidth, 2·params·tokens / FLOP/s) (KV traffic ignored: short prompts).
+# ## Rollout batches: what fits, and what a step reads
+# An earlier version of this script priced a batch of 256 rollouts with the KV cache left out ("short prompts")
+# and concluded speculation loses (0.71x). Both halves were wrong for long-reasoning rollouts: 256 sequences at
+# 2,048 tokens do not fit on one H100 next to the weights, and at that length the KV read, not the weight read,
+# dominates the step. This cell sizes the batch against vLLM's budget: gpu_memory_utilization x the total
+# cudaMemGetInfo reports (vllm/v1/worker/gpu_worker.py determine_available_memory, via facts.yaml).
 
 # %%
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")
+util = fact("vllm.gpu_memory_utilization_default", "util")
+heads = fact("llama3_1_8b.num_attention_heads", "q_heads")
+bytes_per_param = given("bytes_per_param", 2, unit="B", source="bf16 weights and bf16 KV cache")
 flop_per_param = given("flop_per_param_token", 2, unit="FLOP", source="one multiply-add per weight per token")
-bytes_per_param = given("bytes_per_param", 2, unit="B", source="bf16 weights")
-ridge = claim("ridge_tokens", flops * 1e12 / (bw * 1e12) * bytes_per_param / flop_per_param, unit="tokens")
-verify_tokens = claim("verify_tokens_per_request", gamma + 1, unit="tokens")
-batch = int(given("rollout_batch", 256, unit="requests", source="assumed rollout batch per GPU (RL engines run wide)"))
-w_bytes = total * 2
+w_bytes = claim("weight_bytes", total * bytes_per_param, unit="B")
+kv_tok = claim("kv_bytes_per_token", 2 * L * kv_heads * head_dim * bytes_per_param, unit="B")
+usable = claim("usable_hbm", cuda_total * util, unit="B")
+kv_room = claim("kv_room", usable - w_bytes, unit="B")
+ctx = int(given("rollout_context", 2048, unit="tokens", source="example: a reasoning rollout 2,048 tokens in "
+                "(prompt plus reasoning so far); the reviewer's operating point"))
+old_batch = int(given("old_rollout_batch", 256, unit="requests", source="the batch the earlier version assumed"))
+need_old = claim("bytes_needed_old_batch", w_bytes + old_batch * ctx * kv_tok, unit="B")
+check(need_old > usable, "256 rollouts at 2,048 tokens do not fit beside the weights on one H100")
+max_batch = claim("max_batch_at_ctx", math.floor(kv_room / (ctx * kv_tok)), unit="requests")
+# With speculation on, the head adds its own layer of weights (the LM head is the target's) and one layer of KV.
+head_layer_bytes = claim("head_layer_bytes", layer_params * bytes_per_param, unit="B")
+max_batch_spec = claim("max_batch_at_ctx_with_head",
+                       math.floor((kv_room - head_layer_bytes) / (ctx * kv_tok * (1 + 1 / L))), unit="requests")
+batch = int(given("rollout_batch", 128, unit="requests", source="example rollout batch per GPU that fits at 2,048 "
+                  "tokens (the reviewer's operating point)"))
+need = claim("bytes_needed_batch", w_bytes + head_layer_bytes + batch * ctx * kv_tok * (1 + 1 / L), unit="B")
+check(need <= usable, "128 rollouts at 2,048 tokens fit: weights, head and both caches within the usable HBM")
+kv_read = claim("kv_read_per_step", batch * ctx * kv_tok, unit="B")
+check(kv_read > w_bytes, "at this batch and length a decode step reads more KV than weights")
+
+# %% [markdown]
+# ## The roofline with the KV read
+# A decode step over B sequences of context S with q query tokens each reads the weights once and every
+# sequence's KV once (a verify pass reads each sequence's cache once for all its q query tokens), and does
+# 2 FLOP per parameter per token plus attention, 4 * S * heads * head_dim FLOP per layer per query token.
+# An EAGLE draft step reads the head's one layer and the LM head, plus that one layer's KV.
+
+# %%
+attn_flop_coeff = given("attn_flop_per_ctx_dim", 4, unit="FLOP", source="QK^T and PV: two multiply-adds per "
+                        "context position per head dimension per query token")
 
 
-def step_time(tokens: float) -> float:
-    return max(w_bytes / (bw * 1e12), 2 * total * tokens / (flops * 1e12))
+def step_time(b: int, s: int, q: int) -> float:
+    mem = (w_bytes + b * s * kv_tok) / (bw * 1e12)
+    comp = (flop_per_param * total * b * q + attn_flop_coeff * s * heads * head_dim * L * b * q) / (flops * 1e12)
+    return max(mem, comp)
 
 
-plain_tps = claim("plain_tokens_per_s", batch / step_time(batch), unit="tokens/s")
-E0 = (1 - alpha_real0 ** (gamma + 1)) / (1 - alpha_real0)
-spec_time = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * batch / (flops * 1e12)) + step_time(
-    batch * (gamma + 1)
-)
-spec_tps = claim("spec_tokens_per_s_step0", batch * E0 / spec_time, unit="tokens/s")
-ratio = claim("spec_over_plain_at_batch", spec_tps / plain_tps, unit="x")
-check(ratio < 1, "at rollout batch, even step-0 acceptance loses throughput")
-breakeven_req = claim("compute_bound_requests", ridge / (gamma + 1), unit="requests")
-print(
-    round(c, 4),
-    round(a0, 3),
-    round(a_sharp, 3),
-    round(a_late, 3),
-    round(s0, 2),
-    round(s_late, 2),
-    round(ridge),
-    round(ratio, 2),
-    breakeven_req,
-)
+def draft_time(b: int, s: int) -> float:
+    mem = (draft_params * bytes_per_param + b * s * kv_tok / L) / (bw * 1e12)
+    comp = (flop_per_param * draft_params * b + attn_flop_coeff * s * heads * head_dim * b) / (flops * 1e12)
+    return max(mem, comp)
+
+
+def expected_tokens(a: float) -> float:
+    return (1 - a ** (gamma + 1)) / (1 - a)
+
+
+def spec_ratio(b: int, s: int, a: float, draft_cost: bool = True) -> float:
+    t_spec = (gamma * draft_time(b, s) if draft_cost else 0.0) + step_time(b, s, gamma + 1)
+    return expected_tokens(a) * step_time(b, s, 1) / t_spec
+
+
+t_plain = claim("plain_step_time", step_time(batch, ctx, 1), unit="s")
+t_verify = claim("verify_step_time", step_time(batch, ctx, gamma + 1), unit="s")
+t_draft = claim("draft_steps_time", gamma * draft_time(batch, ctx), unit="s")
+ratio = claim("spec_over_plain_at_batch", spec_ratio(batch, ctx, alpha_real0), unit="x")
+ratio_late = claim("spec_over_plain_at_batch_late", spec_ratio(batch, ctx, alpha_real_late), unit="x")
+ratio_max = claim("spec_over_plain_max_batch_late", spec_ratio(int(max_batch_spec), ctx, alpha_real_late), unit="x")
+check(ratio > ratio_late > 1, "with the KV read counted, speculation pays at batch 128, less with a drifted head")
+check(ratio_max > 1, "and still pays, drifted, at the largest batch that fits at 2,048 tokens")
+
+# Where does the verify pass turn compute-bound at this context? Solve mem = comp for b.
+mem_per_seq = ctx * kv_tok / (bw * 1e12)
+comp_per_seq = (gamma + 1) * (flop_per_param * total + attn_flop_coeff * ctx * heads * head_dim * L) / (flops * 1e12)
+check(comp_per_seq > mem_per_seq, "each sequence adds more verify compute than KV read time, so a crossover exists")
+crossover = claim("verify_compute_bound_batch", (w_bytes / (bw * 1e12)) / (comp_per_seq - mem_per_seq),
+                  unit="requests")
+check(crossover > max_batch, "at 2,048 tokens the verify pass stays memory-bound at every batch that fits")
+
+# The regime the earlier answer priced: short sequences at wide batch, where weight reads dominate.
+short_ctx = int(given("short_context", 256, unit="tokens", source="example: a short prompt early in generation"))
+ratio_short = claim("spec_over_plain_short", spec_ratio(old_batch, short_ctx, alpha_real0), unit="x")
+ratio_short_late = claim("spec_over_plain_short_late", spec_ratio(old_batch, short_ctx, alpha_real_late), unit="x")
+check(ratio_short_late < 1 < ratio_short < 1.1, "at 256 sequences of 256 tokens the verify pass is compute-bound: "
+      "a fresh head barely breaks even and the drifted head loses")
+ratio_nokv = claim("spec_over_plain_no_kv", spec_ratio(old_batch, 0, alpha_real0), unit="x")
+check(ratio_nokv < 1, "the earlier model (no KV at all) is where the 0.71x verdict came from")
+
+ctx_long = int(given("long_context", 16384, unit="tokens", source="example: a long reasoning rollout"))
+batch_long = claim("max_batch_long_ctx",
+                   math.floor((kv_room - head_layer_bytes) / (ctx_long * kv_tok * (1 + 1 / L))), unit="requests")
+ratio_long = claim("spec_over_plain_long_late", spec_ratio(int(batch_long), ctx_long, alpha_real_late), unit="x")
+check(ratio_long > ratio_late, "the longer the rollout, the more the KV read hides the verify compute")
+print(f"usable {usable / 1e9:.1f} GB, 256x2K needs {need_old / 1e9:.1f} GB, max batch {max_batch}, "
+      f"128x2K needs {need / 1e9:.1f} GB; steps {t_plain * 1e3:.2f} / {t_verify * 1e3:.2f} / {t_draft * 1e3:.2f} ms")
+print(f"ratio fresh {ratio:.2f} late {ratio_late:.2f} max-batch late {ratio_max:.2f} crossover {crossover:.0f} "
+      f"short {ratio_short:.2f} long ({batch_long}) {ratio_long:.2f}")
+
+# %% [markdown]
+# ## Drafting from sibling rollouts
+# GRPO-style RL samples n responses per prompt; siblings share structure. A suffix tree over the finished and
+# in-flight siblings' tokens proposes drafts at no weight read (SuffixDecoding, Oliaro et al.,
+# arXiv:2411.04975; in RL rollouts: Seer, Qin et al., arXiv:2511.14617, "adaptive grouped speculative
+# decoding" with suffix trees built from the responses of the same prompt group). A deterministic draft token x is accepted with probability p(x) (rejection sampling with a point-mass
+# q), so it stays lossless, and because the siblings are samples of the current policy it does not drift.
+# How good must it be? The acceptance at which a draft-free verify pass matches the frozen head's late speedup.
+
+# %%
+
+
+def sibling_ratio(a: float) -> float:
+    return spec_ratio(batch, ctx, a, draft_cost=False)
+
+
+lo, hi = 0.0, alpha_real_late
+for _ in range(60):
+    mid = (lo + hi) / 2
+    if sibling_ratio(mid) < ratio_late:
+        lo = mid
+    else:
+        hi = mid
+alpha_sib = claim("sibling_breakeven_alpha", hi, unit="fraction")
+check(alpha_sib < alpha_real_late, "a free drafter matches the stale head at a lower acceptance")
 
 # %% [markdown]
 # ## The tail of a rollout batch: few long generations left, small batch again
+# Seer (arXiv:2511.14617) measures the last 10% of requests taking up to 50% of rollout time in its baseline.
 
 # %%
 tail = int(given("tail_batch", 16, unit="requests", source="assumed: stragglers left when most rollouts have finished"))
-
-
-def spec_over_plain(b: int, a: float) -> float:
-    e = (1 - a ** (gamma + 1)) / (1 - a)
-    t_spec = gamma * max(draft_params * 2 / (bw * 1e12), 2 * draft_params * b / (flops * 1e12)) + step_time(
-        b * (gamma + 1)
-    )
-    return (b * e / t_spec) / (b / step_time(b))
-
-
-tail_late = claim("tail_ratio_late", spec_over_plain(tail, alpha_real_late), unit="x")
-tail_fresh = claim("tail_ratio_fresh", spec_over_plain(tail, alpha_real0), unit="x")
+tail_ctx = int(given("tail_context", 16384, unit="tokens", source="example: the stragglers are the long generations"))
+tail_req = given("tail_request_share", 0.1, unit="fraction", source="Seer, arXiv:2511.14617: tail requests "
+                 "are defined as the last 10% of requests to finish")
+tail_share = given("tail_time_share", 0.5, unit="fraction", source="Seer, Qin et al., arXiv:2511.14617: the last "
+                   "10% of requests consume up to 50% of rollout time (Moonlight, Qwen2-VL-72B, veRL baseline)")
+tail_late = claim("tail_ratio_late", spec_ratio(tail, tail_ctx, alpha_real_late), unit="x")
+tail_fresh = claim("tail_ratio_fresh", spec_ratio(tail, tail_ctx, alpha_real0), unit="x")
 check(tail_fresh > tail_late > 1, "in the tail, speculation pays, and a refreshed head pays more")
+check(abs(tail_late - ratio_late) < 0.01, "16 x 16,384 tokens read the same KV as 128 x 2,048: while the step is "
+      "memory-bound the ratio depends on KV bytes against weight bytes, not on the batch")
+print(round(c, 4), round(a0, 3), round(a_sharp, 3), round(a_late, 3), round(s0, 2), round(s_late, 2),
+      round(alpha_sib, 3), round(tail_late, 2), round(tail_fresh, 2))

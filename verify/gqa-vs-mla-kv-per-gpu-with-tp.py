@@ -1,7 +1,7 @@
 # %% [markdown]
 # # GQA against MLA per GPU, with tensor parallelism
 # GQA: Llama-3.1-70B (BF16) at TP8 on H100. MLA: DeepSeek-V3 (FP8 weights as released) at TP8 on H200, the
-# smallest 8-GPU node it fits (671 GB > 640 GB of H100 HBM). vLLM v0.21 default utilization 0.92; activations
+# smallest 8-GPU node it fits (671 GB exceeds the 626 GB an 8xH100 node gives vLLM at 0.92 of cudaMemGetInfo's total). vLLM v0.21 default utilization 0.92; activations
 # ignored (ceilings). Under TP, GQA's KV heads split across ranks; MLA's latent is shared by all heads, so every
 # rank caches the whole latent. "1M tokens" is read as 2^20.
 
@@ -11,6 +11,8 @@ from qbank.verify import check, claim, fact, given
 util = fact("vllm.gpu_memory_utilization_default", "util")
 h100 = fact("h100_sxm.hbm_capacity", "h100_gb")
 h200 = fact("h200_sxm.hbm_capacity", "h200_gb")
+h100_total = fact("h100_sxm.cuda_total_memory", "h100_cuda_total")  # what vLLM multiplies util by
+h200_total = fact("h200_sxm.cuda_total_memory", "h200_cuda_total")
 tp = fact("h100_sxm.nvlink_domain", "tp")
 kv_gqa = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "gqa_kv_per_token")
 kv_mla = fact("derived.kv_bytes_per_token_deepseek_v3_mla_bf16", "mla_kv_per_token")
@@ -30,20 +32,25 @@ mla_gpu = claim("mla_per_gpu_per_token", kv_mla, unit="B")
 gpu_ratio = claim("mla_over_gqa_per_gpu", mla_gpu / gqa_gpu, unit="x")
 check(model_ratio > 4 and gpu_ratio > 1.5, "MLA is 4x+ smaller per token but 1.5x+ larger per GPU at TP8")
 dsv3_fits_h100 = claim("dsv3_fp8_weights", p_ds * fp8, unit="B")
-check(dsv3_fits_h100 > tp * h100 * 1e9, "DeepSeek-V3 FP8 weights exceed an 8xH100 node")
+h100_node_budget = claim("h100_node_vllm_budget", tp * h100_total * util, unit="B")
+check(dsv3_fits_h100 > h100_node_budget, "DeepSeek-V3 FP8 weights exceed what vLLM may use on an 8xH100 node")
 
 # %% [markdown]
 # ## Budgets and tokens per replica
 
 # %%
-b_gqa = claim("gqa_budget_per_gpu", h100 * 1e9 * util - p70 * bf16 / tp, unit="B")
-b_mla = claim("mla_budget_per_gpu", h200 * 1e9 * util - p_ds * fp8 / tp, unit="B")
+b_gqa = claim("gqa_budget_per_gpu", h100_total * util - p70 * bf16 / tp, unit="B")
+b_mla = claim("mla_budget_per_gpu", h200_total * util - p_ds * fp8 / tp, unit="B")
 tok_gqa = claim("gqa_tokens_per_replica", b_gqa / gqa_gpu, unit="tokens")
 tok_mla = claim("mla_tokens_per_replica_tp", b_mla / mla_gpu, unit="tokens")
 req_gqa = claim("gqa_128k_requests", tok_gqa / ctx, unit="requests")
 req_mla = claim("mla_128k_requests_tp", tok_mla / ctx, unit="requests")
 tok_mla_dp = claim("mla_tokens_per_node_dp_attention", tp * b_mla / kv_mla, unit="tokens")
 req_mla_dp = claim("mla_128k_requests_dp", tok_mla_dp / ctx, unit="requests")
+# what the earlier version got by reading the labels (80 GB, 141 GB) as decimal bytes
+tok_gqa_label = claim("gqa_tokens_per_replica_if_label", (h100 * 1e9 * util - p70 * bf16 / tp) / gqa_gpu, unit="tokens")
+tok_mla_label = claim("mla_tokens_per_replica_if_label", (h200 * 1e9 * util - p_ds * fp8 / tp) / mla_gpu, unit="tokens")
+check(abs(tok_mla_label / tok_gqa_label - tok_mla / tok_gqa) < 0.05, "the MLA/GQA ratio barely moves")
 print(f"budgets: GQA {b_gqa / 1e9:.2f} GB/GPU, MLA {b_mla / 1e9:.2f} GB/GPU")
 print(
     f"tokens: GQA {tok_gqa:,.0f} ({req_gqa:.1f} req), MLA TP {tok_mla:,.0f} ({req_mla:.2f}), "

@@ -18,6 +18,7 @@ ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
 vocab = fact("llama3_1_70b.vocab_size", "vocab")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")  # what vLLM multiplies util by
 bw = fact("h100_sxm.hbm_bandwidth", "h100_bw")
 peak = fact("h100_sxm.bf16_dense", "h100_bf16")
 util = fact("vllm.gpu_memory_utilization_default", "util")
@@ -33,8 +34,9 @@ slo = given("per_user_slo", 60, unit="tokens/s", source="example per-user decode
 params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
 weights = claim("weights_bf16", params * 2, unit="B")
 kv_tok = claim("kv_bytes_per_token", 2 * layers * nkv * hd * 2, unit="B")
-pool = claim("kv_pool", gpus * (hbm * 1e9 * util - weights / gpus - reserve), unit="B")
+pool = claim("kv_pool", gpus * (cuda_total * util - weights / gpus - reserve), unit="B")
 pool_tok = claim("pool_tokens", pool / kv_tok, unit="tokens")
+pool_tok_label = claim("pool_tokens_if_label", gpus * (hbm * 1e9 * util - weights / gpus - reserve) / kv_tok, unit="tokens")
 agg_bw = gpus * bw * 1e12
 
 # %% [markdown]

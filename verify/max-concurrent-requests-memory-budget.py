@@ -1,6 +1,8 @@
 # %% [markdown]
 # # Maximum concurrency: the KV pool divided by the per-request footprint
-# vLLM (gpu_worker.determine_available_memory, via the fact base): requested = total HBM × utilization;
+# vLLM (gpu_worker.determine_available_memory, via the fact base): requested = total device memory × utilization,
+# where the total is what cudaMemGetInfo reports (torch.cuda.mem_get_info()[1]): 79.18 GiB = 85.02 GB on an
+# H100 80GB, not the marketed 80e9 B (vllm/v1/worker/gpu_worker.py @0012cf69);
 # KV pool = requested − (weights + peak activation + non-torch memory) − CUDA-graph estimate.
 # Weights and KV per token come from Llama-3.1-70B's config. The activation peak, non-torch memory and
 # graph pool are example figures: vLLM measures the first two at startup and estimates the third, so the
@@ -19,6 +21,8 @@ head_dim = fact("llama3_1_70b.head_dim", "head_dim")
 ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
 vocab = fact("llama3_1_70b.vocab_size", "vocab")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")
+check(cuda_total > hbm * 1e9, "cudaMemGetInfo's total (GiB-sized HBM less the driver's share) exceeds 80e9 B")
 util = fact("vllm.gpu_memory_utilization_default", "util_v021")
 util_old = given("util_before_v021", 0.9, unit="fraction", source="vLLM docs v0.6.4 'default value of 0.9'; PR "
     "#2162 (facts: vllm.gpu_memory_utilization_default note)")
@@ -47,8 +51,9 @@ w_gpu = claim("weights_per_gpu", w_total / tp, unit="B")
 # ## The budget per GPU
 
 # %%
-requested = claim("requested", hbm * 1e9 * util, unit="B")
-requested_old = claim("requested_old", hbm * 1e9 * util_old, unit="B")
+requested = claim("requested", cuda_total * util, unit="B")
+requested_old = claim("requested_old", cuda_total * util_old, unit="B")
+requested_naive = claim("requested_if_80e9", hbm * 1e9 * util, unit="B")  # the common mistake
 pool = claim("kv_pool_per_gpu", requested - w_gpu - act_peak - non_torch - graphs, unit="B")
 pool_old = claim("kv_pool_per_gpu_old", requested_old - w_gpu - act_peak - non_torch, unit="B")
 kv_heads_gpu = claim("kv_heads_per_gpu", math.ceil(kv_heads / tp), unit="heads")
@@ -57,7 +62,14 @@ tokens_pool = claim("pool_tokens", block * math.floor(pool / (kv_tok_gpu * block
 conc = claim("max_concurrency", tokens_pool / max_len, unit="requests")
 conc_int = claim("max_concurrent_requests", math.floor(conc), unit="requests")
 check(kv_tok_gpu == 80 * 2**10, "80 KiB per token per GPU at TP=4")
-check(conc_int == 12, "12 full-length requests")
+check(conc_int == 14, "14 full-length requests")
+label_bytes = claim("label_bytes", hbm * 1e9, unit="B")
+hidden = claim("request_hidden_by_label", requested - requested_naive, unit="B")
+pool_naive = requested_naive - w_gpu - act_peak - non_torch - graphs
+conc_naive = claim("max_concurrent_requests_if_80e9",
+                   math.floor(block * math.floor(pool_naive / (kv_tok_gpu * block)) / max_len), unit="requests")
+lost = claim("requests_lost_to_label", conc_int - conc_naive, unit="requests")
+check(conc_naive == 12, "the decimal label gives the 12 of the earlier version")
 
 # %% [markdown]
 # ## Past the KV head count: TP=16 replicates heads

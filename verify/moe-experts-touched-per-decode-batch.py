@@ -73,6 +73,11 @@ half_experts = claim("half_experts", E / 2, unit="experts")
 half_b = claim("batch_half_experts", math.log(0.5) / math.log(1 - k / E), unit="tokens")
 frac_256 = claim("fraction_of_model_read_b256", rows[256][1] / (total * fp8_bytes), unit="fraction")
 frac_64 = claim("fraction_of_model_read_b64", rows[64][1] / (total * fp8_bytes), unit="fraction")
+frac_8 = claim("fraction_of_model_read_b8", rows[8][1] / (total * fp8_bytes), unit="fraction")
+frac_1 = claim("fraction_of_model_read_b1", rows[1][1] / (total * fp8_bytes), unit="fraction")
+saving_8 = claim("dense_over_moe_bytes_b8", (total * fp8_bytes) / rows[8][1], unit="x")
+saving_64 = claim("dense_over_moe_bytes_b64", (total * fp8_bytes) / rows[64][1], unit="x")
+check(saving_8 > 4 and 1 < saving_64 < 1.2, "the byte saving is 4x at 8 tokens and nearly gone by 64")
 
 # %% [markdown]
 # ## Where the saving lives: FLOPs per token, hence the batch at which decode turns compute-bound

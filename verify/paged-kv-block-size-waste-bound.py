@@ -53,6 +53,8 @@ sim_frac = claim("simulated_waste_fraction", sum(waste) / sum(lengths), unit="fr
 # per KV head (the contiguous unit a kernel loads) = b * head_dim * 2 B for K (same for V).
 
 # %%
+prepaged_used = given("prepaging_kv_used_low", 0.204, unit="fraction", source="Kwon et al., vLLM/PagedAttention, SOSP 2023, arXiv:2309.06180 §1: in existing systems only 20.4%-38.2% of the KV cache memory holds actual token states")
+prepaged_used_hi = given("prepaging_kv_used_high", 0.382, unit="fraction", source="same: upper end of the range")
 typical = given("typical_len", 2048, unit="tokens", source="example sequence length for the relative waste")
 b_one = given("block_tokens_page1", 1, unit="tokens", source="SGLang RadixAttention's original page size of 1 "
     "token (facts: sglang.radix_attention_eviction note)")

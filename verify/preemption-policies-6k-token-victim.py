@@ -3,6 +3,11 @@
 # Llama-3.1-70B, TP8 on an 8-GPU H100 node, BF16 weights and KV, vLLM v0.21 default memory utilization.
 # "6K" is read as 6 x 1024 = 6,144 tokens. Recompute is priced at the full dense BF16 rate (a lower bound),
 # swap at the PCIe Gen5 x16 rate per GPU (63 GB/s per direction, an upper bound on what a DMA achieves).
+# Engine behaviour: vLLM V1 preempts by recompute only. Its scheduler's _preempt_request
+# (vllm/v1/core/sched/scheduler.py @6cf7b26b) frees the victim's blocks (kv_cache_manager.free), sets
+# num_computed_tokens = 0 and prepends the request to the waiting queue; there is no swap-out path (V0's
+# --swap-space CPU swap was not carried over). Swap is priced here as the alternative other engines (and V0) offer,
+# or that a host-memory KV offload connector approximates on V1.
 
 # %%
 from qbank.verify import check, claim, fact, given
@@ -15,6 +20,7 @@ hbm_bw = fact("h100_sxm.hbm_bandwidth", "h100_hbm")
 pcie = fact("networking.pcie_gen5_x16", "pcie", unit="GB/s")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")  # what vLLM multiplies util by
 util = fact("vllm.gpu_memory_utilization_default", "util")
 params = given(
     "params_70b",
@@ -70,7 +76,7 @@ print(f"{chunks:.0f} chunks of {chunk_ms:.1f} ms: steps go from {step_ms:.2f} to
 # Example workload: 2,048-token prompts, max_tokens 6,144 (8,192 worst case), mean completion 1,024.
 
 # %%
-pool = claim("pool_tokens", gpus * (hbm * 1e9 * util - params * 2 / gpus) / kv_tok, unit="tokens")
+pool = claim("pool_tokens", gpus * (cuda_total * util - params * 2 / gpus) / kv_tok, unit="tokens")
 prompt = given("prompt_tokens", 2048, unit="tokens", source="example workload")
 max_new = given("max_new_tokens", 6144, unit="tokens", source="example workload: max_tokens")
 mean_new = given("mean_new_tokens", 1024, unit="tokens", source="example workload: mean completion length")

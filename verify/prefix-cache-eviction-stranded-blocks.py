@@ -160,6 +160,7 @@ check(hr_fifo < hr_tail - 0.2, "FIFO without refresh on hit loses a large share 
 block = fact("vllm.block_size_default", "block_tokens", unit="tokens")
 kv_tok = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv_per_token")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")  # what vLLM multiplies util by
 util = fact("vllm.gpu_memory_utilization_default", "util")
 gpus = fact("h100_sxm.nvlink_domain", "gpus")
 params70 = given(
@@ -170,7 +171,7 @@ params70 = given(
 )
 block_bytes = claim("block_bytes", block * kv_tok, unit="B")
 check(block_bytes == 5 * 2**20, "a 16-token block of the 70B model is 5 MiB")
-pool = claim("pool_bytes", gpus * (hbm * 1e9 * util - params70 * 2 / gpus), unit="B")
+pool = claim("pool_bytes", gpus * (cuda_total * util - params70 * 2 / gpus), unit="B")
 pool_blocks = claim("pool_blocks", pool // block_bytes, unit="blocks")
 claim("stranded_mean_bytes", st_head * pool_blocks * block_bytes, unit="B")
 claim("stranded_max_bytes", mx_head * pool_blocks * block_bytes, unit="B")

@@ -1,8 +1,13 @@
 # %% [markdown]
 # # Tensor parallelism past the KV-head count: Llama-3.1-405B on 16 H100s
 # Inputs: Llama-3.1-405B's config (8 KV heads, 126 layers; `sku_list.py` via the facts file; early HF copies
-# showing 16 KV heads are wrong), H100 SXM 80 GB, vLLM v0.21+ default gpu_memory_utilization 0.92.
-# With TP above the KV-head count, vLLM gives each rank max(1, kv_heads / tp) KV heads, replicating them.
+# showing 16 KV heads are wrong), H100 SXM 80 GB, vLLM v0.21+ default gpu_memory_utilization 0.92, which vLLM
+# multiplies by the total cudaMemGetInfo reports (79.18 GiB = 85.02 GB on an H100 80GB, not 80e9 B;
+# vllm/v1/worker/gpu_worker.py determine_available_memory).
+# With TP above the KV-head count, vLLM gives each rank max(1, kv_heads / tp) KV heads, replicating them,
+# and with them the K and V projection weights that produce those heads (vllm/model_executor/layers/linear.py
+# @8c94938c QKVParallelLinear.__init__: num_kv_heads = 1, num_kv_head_replicas = tp_size / total_num_kv_heads
+# when tp_size >= total_num_kv_heads).
 
 # %%
 from qbank.verify import check, claim, fact, given
@@ -15,6 +20,7 @@ head_dim = fact("llama3_1_405b.head_dim", "head_dim")
 inter = fact("llama3_1_405b.intermediate_size", "intermediate")
 vocab = fact("llama3_1_405b.vocab_size", "vocab")
 hbm = fact("h100_sxm.hbm_capacity", "hbm_gb")
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")
 node = fact("h100_sxm.nvlink_domain", "gpus_per_node")
 util = fact("vllm.gpu_memory_utilization_default", "util")
 nvlink = fact("h100_sxm.nvlink_bw_per_gpu", "nvlink_gbs")
@@ -28,7 +34,13 @@ params = claim("params", 2 * vocab * hidden + layers * per_layer + hidden, unit=
 check(abs(params / 1e9 - 405.85) < 0.01, "405.85B parameters from the config")
 weights = claim("weights_bytes", params * bf16, unit="B")
 check(weights > node * hbm * 1e9, "BF16 weights do not fit one 8-GPU node")
-w_gpu = claim("weights_per_gpu", weights / gpus, unit="B")
+w_gpu = claim("weights_per_gpu", weights / gpus, unit="B")  # an even 16-way split: TP8 x PP2
+# At TP16 the K and V projections cannot split 16 ways either: each rank holds the full K/V projection of its
+# one KV head, so those weights are split 8 ways, not 16, and every one of them is stored twice.
+kv_proj = claim("kv_proj_params", layers * 2 * hidden * kv_heads * head_dim, unit="params")
+w_gpu_tp16 = claim("weights_per_gpu_tp16", (params - kv_proj) * bf16 / gpus + kv_proj * bf16 / node, unit="B")
+kv_proj_dup = claim("kv_proj_duplicate_per_gpu", w_gpu_tp16 - w_gpu, unit="B")
+check(w_gpu_tp16 > w_gpu, "replicated K/V projections make TP16's weights per GPU more than an even 1/16")
 
 # %% [markdown]
 # ## KV per token per GPU under three layouts
@@ -49,11 +61,13 @@ check(kv_tp8pp2 * 2 == kv_tp16, "TP8 x PP2 halves per-GPU KV")
 dup_bytes_gpu = claim("duplicate_kv_per_gpu_per_token", kv_tp16 - kv_tp8pp2, unit="B")
 
 # %% [markdown]
-# ## Token capacity per GPU (same weights per GPU in both layouts)
+# ## Token capacity per GPU (TP16 carries the replicated K/V projections; TP8 x PP2 splits evenly)
 
 # %%
-budget = claim("kv_budget_per_gpu", hbm * 1e9 * util - w_gpu, unit="B")
-tok_tp16 = claim("tokens_tp16", budget / kv_tp16, unit="tokens")
+requested = claim("requested_per_gpu", cuda_total * util, unit="B")
+budget = claim("kv_budget_per_gpu", requested - w_gpu, unit="B")
+budget_tp16 = claim("kv_budget_per_gpu_tp16", requested - w_gpu_tp16, unit="B")
+tok_tp16 = claim("tokens_tp16", budget_tp16 / kv_tp16, unit="tokens")
 tok_tp8pp2 = claim("tokens_tp8_pp2", budget / kv_tp8pp2, unit="tokens")
 # Llama 3.1 SKUs share the 131,072-token context (sku_list CONTEXT_LENGTH); the facts file keys it under the 8B.
 req_ctx = fact("llama3_1_8b.max_position_embeddings", "context")
@@ -97,18 +111,19 @@ check(allreduces == 252, "two all-reduces per layer, 252 per step")
 
 # %% [markdown]
 # ## The third option: FP8 weights on one node at TP8
-# 1 byte per parameter puts the same 50.7 GB per GPU on 8 GPUs, with TP equal to the KV-head count.
+# 1 byte per parameter puts 50.7 GB per GPU on 8 GPUs (an even split: TP equals the KV-head count, nothing replicated).
 
 # %%
 fp8 = given("fp8_bytes", 1, unit="B", source="FP8 weights are 1 byte per parameter")
 w_gpu_fp8 = claim("weights_per_gpu_fp8_tp8", params * fp8 / tp8, unit="B")
-check(abs(w_gpu_fp8 - w_gpu) < 1, "FP8 at TP8 has the same weights per GPU as BF16 at TP16")
-node_tokens_fp8 = claim("tokens_fp8_tp8", (hbm * 1e9 * util - w_gpu_fp8) / kv_tp8, unit="tokens")
+check(abs(w_gpu_fp8 - w_gpu) < 1, "FP8 at TP8 has the same weights per GPU as BF16 over 16 GPUs split evenly")
+check(w_gpu_fp8 < w_gpu_tp16, "and less than BF16 TP16, which replicates its K/V projections")
+node_tokens_fp8 = claim("tokens_fp8_tp8", (requested - w_gpu_fp8) / kv_tp8, unit="tokens")
 node_hbm = claim("node_hbm", node * hbm, unit="GB")
 nvlink_dir = claim("nvlink_per_direction", nvlink / 2, unit="GB/s")
 heads_rank_tp16 = max(1, kv_heads / gpus)  # a rank cannot hold a fraction of a head
 check(heads_rank_tp16 == 1, "at TP16 every rank still holds one whole KV head")
 heads_rank_tp8 = claim("kv_heads_per_rank_tp8", max(1, kv_heads / tp8), unit="heads")
 capacity_share = claim("tp16_capacity_share", tok_tp16 / tok_tp8pp2, unit="fraction")
-check(capacity_share == 0.5, "TP16 keeps half the tokens of TP8 x PP2")
+check(0.45 < capacity_share < 0.5, "TP16 keeps under half the tokens of TP8 x PP2 (duplicate KV and K/V weights)")
 layers_stage = claim("layers_per_stage", layers / pp, unit="layers")
