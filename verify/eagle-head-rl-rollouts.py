@@ -103,7 +103,7 @@ ctx = int(given("rollout_context", 2048, unit="tokens", source="example: a reaso
 old_batch = int(given("old_rollout_batch", 256, unit="requests", source="the batch the earlier version assumed"))
 need_old = claim("bytes_needed_old_batch", w_bytes + old_batch * ctx * kv_tok, unit="B")
 check(need_old > usable, "256 rollouts at 2,048 tokens do not fit beside the weights on one H100")
-max_batch = claim("max_batch_at_ctx", math.floor(kv_room / (ctx * kv_tok)), unit="requests")
+max_batch = claim("max_batch_at_ctx", math.floor(kv_room / (ctx * kv_tok)), unit="sequences")
 # With speculation on, the head adds its own layer of weights (the LM head is the target's) and one layer of KV.
 head_layer_bytes = claim("head_layer_bytes", layer_params * bytes_per_param, unit="B")
 max_batch_spec = claim("max_batch_at_ctx_with_head",
@@ -162,7 +162,7 @@ mem_per_seq = ctx * kv_tok / (bw * 1e12)
 comp_per_seq = (gamma + 1) * (flop_per_param * total + attn_flop_coeff * ctx * heads * head_dim * L) / (flops * 1e12)
 check(comp_per_seq > mem_per_seq, "each sequence adds more verify compute than KV read time, so a crossover exists")
 crossover = claim("verify_compute_bound_batch", (w_bytes / (bw * 1e12)) / (comp_per_seq - mem_per_seq),
-                  unit="requests")
+                  unit="sequences")
 check(crossover > max_batch, "at 2,048 tokens the verify pass stays memory-bound at every batch that fits")
 
 # The regime the earlier answer priced: short sequences at wide batch, where weight reads dominate.
