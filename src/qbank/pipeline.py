@@ -46,6 +46,9 @@ def check_all(
             report.extend(lint_script(root, f"verify/{slug}.py")[0])
     report.extend(check_corpus(corpus, memo=memo).problems)
     report.extend(duplicated_problems(corpus))
+    from .practice.check import check_practice  # practice tests and drills (their keys read the records above)
+
+    report.extend(check_practice(root, corpus, run=verify, trust_local=trust_local)[1])
     return corpus, report
 
 

@@ -1,0 +1,5 @@
+import math
+
+
+def keep(logits: list[float], k: int, p: float) -> list[int]:
+    raise NotImplementedError
