@@ -10,7 +10,9 @@ from .drills import check_drills
 from .load import Bank, cross_check, load_bank
 
 
-def check_practice(root: Path, corpus: Corpus, *, run: bool = True, trust_local: bool = False) -> tuple[Bank, list[Problem]]:
+def check_practice(
+    root: Path, corpus: Corpus, *, run: bool = True, trust_local: bool = False
+) -> tuple[Bank, list[Problem]]:
     """Every problem of ``practice/`` and ``drills/``; with ``run``, drills' tests run behind the sandbox."""
     bank, problems = load_bank(root)
     problems += cross_check(root, corpus, bank)

@@ -42,13 +42,14 @@ def verdict_problems(slug: str, record: dict[str, Any] | None, outcome: str) -> 
     for c in record["checks"]:
         if c.get("ok"):
             continue
-        _, suite, name, message = (str(c.get("message", "")).split("|", 3) + ["", "", "", ""])[:4]
+        _, suite, name, message = [*str(c.get("message", "")).split("|", 3), "", "", "", ""][:4]
         out.append(error(drill_path(slug, "reference.py"), 1, 1, "drill-reference-fails",
                          f"the reference fails {suite}.{name}: {message}"))
     values = {v.get("name"): v.get("value") for v in record.get("values", []) if isinstance(v, dict)}
     if values.get("wrong_edge_failures") == 0:
         out.append(error(drill_path(slug, "edge_tests.py"), 1, 1, "drill-edge-too-weak",
-                         "the edge-case tests all pass the known-wrong solution (wrong.py); add the case it gets wrong"))
+                         "the edge-case tests all pass the known-wrong solution (wrong.py); "
+                         "add the case it gets wrong"))
     elif "wrong_edge_failures" not in values:
         out.append(error(drill_path(slug, "reference.py"), 1, 1, "drill-run-failed",
                          f"the drill's check did not finish ({outcome})"))

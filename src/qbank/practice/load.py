@@ -149,7 +149,8 @@ def _resolve(
     """The key behind ``question:claim``, or (code, message) saying why there is none."""
     question, name = ref.split(":", 1)
     if question not in corpus.questions:
-        return None, ("practice-unknown-question", f"no question {question!r}{suggest(question, list(corpus.questions))}")
+        hint = suggest(question, list(corpus.questions))
+        return None, ("practice-unknown-question", f"no question {question!r}{hint}")
     if question not in corpus.verify_scripts:
         return None, ("practice-key-unverified", f"{question!r} has no verification script, so nothing backs this key")
     if free_only and corpus.questions[question].access == "premium":
@@ -160,9 +161,11 @@ def _resolve(
     record: dict[str, Any] | None = latest_record(root, question)
     declared = record_values(record)
     if record is None or declared is None:
-        return None, ("practice-key-unverified", f"verify/{question}.py has no verification record yet (run qbank verify)")
+        return None, ("practice-key-unverified",
+                      f"verify/{question}.py has no verification record yet (run qbank verify)")
     if record.get("outcome") not in (None, "pass"):
-        return None, ("practice-key-unverified", f"verify/{question}.py did not pass ({record.get('outcome')}), so it backs no key")
+        return None, ("practice-key-unverified",
+                      f"verify/{question}.py did not pass ({record.get('outcome')}), so it backs no key")
     by_name = {d.name: d for d in declared}
     if name not in by_name:
         return None, (
@@ -176,7 +179,8 @@ def _resolve(
     if dim != want:
         return None, (
             "practice-unit-mismatch",
-            f"{ref} is in {d.unit or 'a plain number'} ({dim}); it cannot be answered in {shown or 'a plain number'} ({want})",
+            f"{ref} is in {d.unit or 'a plain number'} ({dim}); "
+            f"it cannot be answered in {shown or 'a plain number'} ({want})",
         )
     return Key(ref, question, name, base / one, shown), None
 

@@ -70,11 +70,15 @@ class ChoiceItem(Strict):
     @model_validator(mode="after")
     def _one_correct(self) -> ChoiceItem:
         if sum(o.correct for o in self.options) != 1:
-            raise PydanticCustomError("practice-choice-key", "a single-choice item needs exactly one correct option", {})
+            raise PydanticCustomError(
+                "practice-choice-key", "a single-choice item needs exactly one correct option", {}
+            )
         for o in self.options:
             if not o.correct and not o.why.strip():
                 raise PydanticCustomError(
-                    "practice-why-missing", "distractor '{text}' needs a 'why' (the reason it is wrong)", {"text": o.text}
+                    "practice-why-missing",
+                    "distractor '{text}' needs a 'why' (the reason it is wrong)",
+                    {"text": o.text},
                 )
         return self
 

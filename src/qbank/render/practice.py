@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -214,13 +213,13 @@ def _drill_line(bank: Bank, slug: str, src: str) -> str:
 
 
 def practice_links(corpus: Corpus, src: str, *, topic: str | None = None, company: str | None = None) -> str:
-    """A hub's "Practice" section: the tests and drills of a topic, a company, or both ("" when none)."""
+    """A hub's "Practice" section ("" when it has none): a topic's tests and drills, a company's loop tests
+    and drills, or on a company×topic page the topic's tests and the drills tagged to both."""
     bank = bank_for(corpus)
-    tests = [s for s, t in sorted(bank.tests.items())
-             if (topic is None or t.topic == topic) and (company is None or t.company == company or
-                                                          (t.company is None and topic is not None))]
-    if company is not None and topic is None:
-        tests = [s for s in tests if bank.tests[s].company == company]
+    if topic is not None:
+        tests = [s for s, t in sorted(bank.tests.items()) if t.topic == topic]
+    else:
+        tests = [s for s, t in sorted(bank.tests.items()) if t.company == company]
     drills = [s for s, d in sorted(bank.drills.items())
               if (topic is None or d.topic == topic) and (company is None or company in d.companies)]
     if not tests and not drills:
@@ -228,7 +227,18 @@ def practice_links(corpus: Corpus, src: str, *, topic: str | None = None, compan
     lines = ["## Practice", ""]
     lines += [_test_line(corpus, bank, s, src) for s in tests]
     lines += [_drill_line(bank, s, src) for s in drills]
+    lines += ["", f"[All practice tests and drills]({rel(src, HUB)})"]
     return "\n".join(lines) + "\n"
+
+
+def home_link(corpus: Corpus, src: str) -> str:
+    """The home page's way into the practice hub ("" when there is no practice content)."""
+    bank = bank_for(corpus)
+    if not bank.tests and not bank.drills:
+        return ""
+    return (f"\n## Practice\n\n[{plural(len(bank.tests), 'timed practice test')} and "
+            f"{plural(len(bank.drills), 'code drill')}]({rel(src, HUB)}), taken in the page: answer keys are values "
+            "the verification scripts computed, drills run their tests in your browser.\n")
 
 
 def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
@@ -243,7 +253,9 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
         "in your browser. Every numeric answer key is a value a verification script computed in this site's build.",
         "{: .qb-lead }",
         "",
-        _env().get_template("hub.html.j2").render(),
+        _env().get_template("hub.html.j2").render(topics=json.dumps(
+            {t: {"title": corpus.topics[t].title, "tests": n} for t, n in _per_topic(bank).items() if t in corpus.topics},
+            separators=(",", ":"))),
     ]
     loops = [s for s in tests if bank.tests[s].company]
     if loops:
@@ -270,6 +282,14 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
     return make_page(meta, "\n".join(body))
 
 
+def _per_topic(bank: Bank) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in bank.tests.values():
+        if t.topic:
+            out[t.topic] = out.get(t.topic, 0) + 1
+    return out
+
+
 def practice_pages(corpus: Corpus, settings: Settings) -> list[Page]:
     """The hub, every test page and every drill page (nothing when the repository has no practice content)."""
     bank = bank_for(corpus)
@@ -288,8 +308,3 @@ def _keys_complete(bank: Bank, slug: str) -> bool:
     except KeyError:
         return False
     return True
-
-
-def root_of(corpus: Corpus) -> Path:
-    """The repository a corpus was loaded from."""
-    return corpus.root
