@@ -44,11 +44,13 @@ def check_all(
 
         for slug in sorted(corpus.verify_scripts):
             report.extend(lint_script(root, f"verify/{slug}.py")[0])
-    report.extend(check_corpus(corpus, memo=memo).problems)
-    report.extend(duplicated_problems(corpus))
-    from .practice.check import check_practice  # practice tests and drills (their keys read the records above)
+    from .practice.check import check_practice, keyed_claims_used
 
-    report.extend(check_practice(root, corpus, run=verify, trust_local=trust_local)[1])
+    # practice tests and drills: their keys read the records above, and a claim a key uses is used
+    bank, practice_problems = check_practice(root, corpus, run=verify, trust_local=trust_local)
+    report.extend(keyed_claims_used(check_corpus(corpus, memo=memo).problems, bank))
+    report.extend(duplicated_problems(corpus))
+    report.extend(practice_problems)
     return corpus, report
 
 

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from ..claims.values import latest_record, record_values
 from ..corpus import Corpus, suggest
 from ..model import check_slug
 from ..problems import Problem, error
-from ..sources import Located, load_model, read_text
+from ..sources import Located, _code_for, _loc_text, load_yaml, read_text
 from ..units import to_base
 from .model import DRILL_FILES, ChoiceItem, Drill, NumericItem, OrderItem, PracticeTest
 
 PRACTICE = "practice"
+M = TypeVar("M", bound=BaseModel)
 DRILLS = "drills"
 
 
@@ -49,7 +52,7 @@ class Bank:
         return self.keys[(test, index, ref)]
 
 
-def test_path(slug: str) -> str:
+def practice_file(slug: str) -> str:
     """Repository path of a practice test."""
     return f"{PRACTICE}/{slug}.yaml"
 
@@ -57,6 +60,39 @@ def test_path(slug: str) -> str:
 def drill_path(slug: str, name: str = "drill.yaml") -> str:
     """Repository path of a drill's file."""
     return f"{DRILLS}/{slug}/{name}"
+
+
+ITEM_KINDS = {"numeric", "choice", "regime", "order"}
+
+
+def _untagged(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """A pydantic location without the discriminator tags of the item union (``items, 2, numeric, answer``)."""
+    return tuple(p for i, p in enumerate(loc) if not (p in ITEM_KINDS and i > 0 and isinstance(loc[i - 1], int)))
+
+
+def _load(path: Path, rel: str, model: type[M]) -> tuple[M | None, Located | None, list[Problem]]:
+    """Read and validate one YAML file; every problem at the line:col of its key or value."""
+    text, problems = read_text(path, rel)
+    if text is None:
+        return None, None, problems
+    located, problems = load_yaml(text, rel)
+    if located is None:
+        return None, None, problems
+    try:
+        return model.model_validate(located.data), located, []
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors(include_url=False):
+            loc = _untagged(tuple(err["loc"]))
+            code, where = _code_for(err["type"]), _loc_text(loc)
+            if err["type"] == "extra_forbidden":
+                pos, msg = located.key_pos(loc), f"unknown field {where!r}"
+            elif err["type"] == "missing":
+                pos, msg = located.value_pos(loc[:-1]), f"missing required field {where!r}"
+            else:
+                pos, msg = located.value_pos(loc), f"{where}: {err['msg']}" if where else err["msg"]
+            out.append(error(rel, pos.line, pos.col, code, msg))
+        return None, located, out
 
 
 def _slug_ok(rel: str, stem: str) -> Problem | None:
@@ -83,7 +119,7 @@ def load_bank(root: Path) -> tuple[Bank, list[Problem]]:
         if bad:
             problems.append(bad)
             continue
-        test, located, found = load_model(path, rel, PracticeTest)
+        test, located, found = _load(path, rel, PracticeTest)
         problems.extend(found)
         if located is not None:
             bank.positions[rel] = located
@@ -101,7 +137,7 @@ def load_bank(root: Path) -> tuple[Bank, list[Problem]]:
         if not (path / "drill.yaml").is_file():
             problems.append(error(f"{DRILLS}/{path.name}", 0, 0, "drill-file-missing", f"no {rel}"))
             continue
-        drill, located, found = load_model(path / "drill.yaml", rel, Drill)
+        drill, located, found = _load(path / "drill.yaml", rel, Drill)
         problems.extend(found)
         if located is not None:
             bank.positions[rel] = located
@@ -189,7 +225,7 @@ def cross_check(root: Path, corpus: Corpus, bank: Bank) -> list[Problem]:
     """References to topics, companies and questions; answer keys resolved against verified values."""
     problems: list[Problem] = []
     for slug, test in bank.tests.items():
-        rel = test_path(slug)
+        rel = practice_file(slug)
         if test.topic is not None and test.topic not in corpus.topics:
             problems.append(_at(bank, rel, ("topic",), "unknown-topic",
                                 f"unknown topic {test.topic!r}{suggest(test.topic, list(corpus.topics))}"))
@@ -229,6 +265,6 @@ def cross_check(root: Path, corpus: Corpus, bank: Bank) -> list[Problem]:
         tests = [s for s, t in bank.tests.items() if t.topic == topic]
         if all(bank.tests[s].access == "premium" for s in tests):
             first = sorted(tests)[0]
-            problems.append(_at(bank, test_path(first), ("access",), "practice-no-free-sample",
+            problems.append(_at(bank, practice_file(first), ("access",), "practice-no-free-sample",
                                 f"topic {topic!r} has only premium tests; give it a free sample test"))
     return problems

@@ -56,6 +56,16 @@ class Option(Strict):
     correct: bool = False
     why: str = Field(default="", description="Why this option is wrong (required for every distractor)")
 
+    @model_validator(mode="after")
+    def _distractor_says_why(self) -> Option:
+        if not self.correct and not self.why.strip():
+            raise PydanticCustomError(
+                "practice-why-missing",
+                "distractor '{text}' needs a 'why' (the reason it is wrong)",
+                {"text": self.text},
+            )
+        return self
+
 
 class ChoiceItem(Strict):
     """Single choice (``choice``) or a 'which regime' call (``regime``); every distractor says why it is wrong."""
@@ -73,13 +83,6 @@ class ChoiceItem(Strict):
             raise PydanticCustomError(
                 "practice-choice-key", "a single-choice item needs exactly one correct option", {}
             )
-        for o in self.options:
-            if not o.correct and not o.why.strip():
-                raise PydanticCustomError(
-                    "practice-why-missing",
-                    "distractor '{text}' needs a 'why' (the reason it is wrong)",
-                    {"text": o.text},
-                )
         return self
 
 

@@ -41,7 +41,7 @@ def _env() -> Environment:
     )
 
 
-def test_path(slug: str) -> str:
+def practice_test_path(slug: str) -> str:
     """Docs-relative path of a test's page."""
     return f"practice/{slug}.md"
 
@@ -81,10 +81,10 @@ def _shuffled(n: int, seed: str) -> list[int]:
     return order
 
 
-def test_data(bank: Bank, slug: str) -> dict[str, Any]:
+def practice_test_data(bank: Bank, slug: str) -> dict[str, Any]:
     """Items and keys of a test as the page's script takes them (pure over the bank)."""
     test = bank.tests[slug]
-    src = test_path(slug)
+    src = practice_test_path(slug)
     items: list[dict[str, Any]] = []
     for i, item in enumerate(test.items):
         see: str | None = None
@@ -126,11 +126,11 @@ def _sealed(heading: str, markdown: str, index: int, src: str, settings: Setting
     return locked_placeholder(heading, 10, index, rel(src, "pricing.md"))
 
 
-def test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings) -> Page:
+def practice_test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings) -> Page:
     """One practice test: the widget, and its items and keys (sealed for a premium test)."""
     test = bank.tests[slug]
-    src = test_path(slug)
-    data = test_data(bank, slug)
+    src = practice_test_path(slug)
+    data = practice_test_data(bank, slug)
     free = test.access == "free"
     widget = _env().get_template("test.html.j2").render(
         slug=slug, topic=test.topic or "", minutes=test.minutes, n_items=len(test.items), access=test.access,
@@ -203,7 +203,7 @@ def drill_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings) -> Pag
 def _test_line(corpus: Corpus, bank: Bank, slug: str, src: str) -> str:
     t = bank.tests[slug]
     tag = "free" if t.access == "free" else "premium"
-    return (f"- [{md_escape(t.title)}]({rel(src, test_path(slug))}) · {plural(len(t.items), 'item')} · "
+    return (f"- [{md_escape(t.title)}]({rel(src, practice_test_path(slug))}) · {plural(len(t.items), 'item')} · "
             f"{t.minutes} min · {tag}")
 
 
@@ -267,7 +267,7 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
             body += [_test_line(corpus, bank, s, src) for s in mine]
     if drills:
         body += ["", "## Code drills", ""] + [_drill_line(bank, s, src) for s in drills]
-    items = [(bank.tests[s].title, test_path(s)) for s in tests] + [(bank.drills[s].title, drill_page_path(s))
+    items = [(bank.tests[s].title, practice_test_path(s)) for s in tests] + [(bank.drills[s].title, drill_page_path(s))
                                                                      for s in drills]
     meta = PageMeta(
         path=src,
@@ -296,7 +296,7 @@ def practice_pages(corpus: Corpus, settings: Settings) -> list[Page]:
     if not bank.tests and not bank.drills:
         return []
     pages = [hub_page(corpus, bank, settings)]
-    pages += [test_page(corpus, bank, s, settings) for s in sorted(bank.tests) if _keys_complete(bank, s)]
+    pages += [practice_test_page(corpus, bank, s, settings) for s in sorted(bank.tests) if _keys_complete(bank, s)]
     pages += [drill_page(corpus, bank, s, settings) for s in sorted(bank.drills)]
     return pages
 
@@ -304,7 +304,7 @@ def practice_pages(corpus: Corpus, settings: Settings) -> list[Page]:
 def _keys_complete(bank: Bank, slug: str) -> bool:
     """A test renders only with every key resolved (`qbank build` refuses the others before rendering)."""
     try:
-        test_data(bank, slug)
+        practice_test_data(bank, slug)
     except KeyError:
         return False
     return True
