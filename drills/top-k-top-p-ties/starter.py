@@ -1,4 +1,3 @@
-import math
 
 
 def keep(logits: list[float], k: int, p: float) -> list[int]:

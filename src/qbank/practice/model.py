@@ -134,4 +134,4 @@ DRILL_FILES = ("starter.py", "public_tests.py", "edge_tests.py", "reference.py",
 """Beside ``drill.yaml``: what the reader starts from, the free tests, the sealed edge cases and
 reference, and a known-wrong solution the edge cases must fail (never published)."""
 
-PRACTICE_SCHEMAS = {"practice": PracticeTest, "drill": Drill}
+PRACTICE_SCHEMAS: dict[str, type[Strict]] = {"practice": PracticeTest, "drill": Drill}

@@ -246,6 +246,8 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
     src = HUB
     tests, drills = sorted(bank.tests), sorted(bank.drills)
     free = sum(bank.tests[s].access == "free" for s in tests)
+    topics = {t: {"title": corpus.topics[t].title, "tests": n} for t, n in _per_topic(bank).items()
+              if t in corpus.topics}
     body = [
         "# Practice tests and code drills",
         "",
@@ -253,9 +255,7 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
         "in your browser. Every numeric answer key is a value a verification script computed in this site's build.",
         "{: .qb-lead }",
         "",
-        _env().get_template("hub.html.j2").render(topics=json.dumps(
-            {t: {"title": corpus.topics[t].title, "tests": n} for t, n in _per_topic(bank).items() if t in corpus.topics},
-            separators=(",", ":"))),
+        _env().get_template("hub.html.j2").render(topics=json.dumps(topics, separators=(",", ":"))),
     ]
     loops = [s for s in tests if bank.tests[s].company]
     if loops:
