@@ -17,6 +17,11 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
 
 
+def _line(source: str, lineno: int | None) -> str:
+    lines = source.splitlines()
+    return lines[lineno - 1].strip() if lineno and 0 < lineno <= len(lines) else ""
+
+
 def run_suite(solution: str, suites: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """Run every ``test_*`` of each (suite name, test source) against the solution source.
 
@@ -46,7 +51,8 @@ def run_suite(solution: str, suites: list[tuple[str, str]]) -> list[dict[str, An
                 fn()
             except AssertionError as exc:
                 where = traceback.extract_tb(exc.__traceback__)[-1]
-                detail = str(exc) or (where.line or "assertion failed")
+                detail = str(exc) or _line(source, where.lineno) if where.filename == f"{suite}.py" else str(exc)
+                detail = detail or "assertion failed"
                 results.append({"suite": suite, "name": name, "ok": False, "message": f"line {where.lineno}: {detail}"})
             except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
