@@ -17,7 +17,7 @@ from .load import Bank, drill_path, practice_file
 from .model import ChoiceItem, NumericItem, OrderItem, PracticeTest
 
 
-def test_text(test: PracticeTest) -> str:
+def items_text(test: PracticeTest) -> str:
     """Every word a premium test's items show a reader, one item per paragraph."""
     parts: list[str] = []
     for item in test.items:
@@ -42,11 +42,9 @@ def practice_prints(bank: Bank) -> PremiumPrints:
     sources: list[Source] = []
     public: set[tuple[str, ...]] = set()
     for slug, test in sorted(bank.tests.items()):
-        text = test_text(test)
-        if test.access == "premium":
-            sources.append(Source(practice_file(slug), 1, f"practice-{slug}", "premium practice test", "", text))
-        else:
-            public |= _runs(text)
+        if test.access == "premium":  # free text never exempts anything (a paste into a free test is a leak)
+            sources.append(Source(practice_file(slug), 1, f"practice-{slug}", "premium practice test", "",
+                                  items_text(test)))
     for slug, files in sorted(bank.drill_sources.items()):
         for name in ("edge_tests.py", "reference.py"):
             sources.append(Source(drill_path(slug, name), 1, f"drill-{slug}", f"drill {name}", "",
