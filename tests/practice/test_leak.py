@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qbank.practice.leak import practice_leaks, practice_prints, items_text
+from qbank.practice.leak import items_text, practice_leaks, practice_prints
 from qbank.practice.load import load_bank
 
 from ..paywall.conftest import qbank
