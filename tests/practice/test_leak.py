@@ -40,8 +40,9 @@ def test_a_file_showing_sealed_practice_text_is_a_leak(served_practice: Served, 
 def test_build_refuses_a_free_test_that_pastes_a_premium_item(practice_repo: Path) -> None:
     premium = (practice_repo / "practice" / "kv-loop-premium.yaml").read_text()
     free_path = practice_repo / "practice" / "kv-free-sample.yaml"
-    pasted = "One gibibyte over the bytes of one token. Two tensors times 80 layers times 8 heads times 128 times 2 bytes."
-    assert "Two tensors times 80 layers times 8 heads times 128 times 2 bytes." in premium
+    premium_sentence = "Two tensors times 80 layers times 8 heads times 128 times 2 bytes."
+    pasted = "One gibibyte over the bytes of one token. " + premium_sentence
+    assert premium_sentence in premium
     free_path.write_text(free_path.read_text().replace("One gibibyte over the bytes of one token.", pasted))
     for name in ("mkdocs.yml", "hooks", "site_src", "paywall"):
         src = Path(__file__).resolve().parents[2] / name
