@@ -49,7 +49,7 @@
   }
 
   function sealedParts() {
-    for (const sec of document.querySelectorAll(".qb-premium.qb-unlocked")) {
+    for (const sec of document.querySelectorAll(".qb-premium.qb-unlocked, .qb-preview-premium")) {
       const edge = codeAfter(sec, "edge-case-tests");
       if (edge) return { edge, reference: codeAfter(sec, "reference-solution") };
     }

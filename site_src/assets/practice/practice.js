@@ -182,7 +182,7 @@
 
   function sealedData(root) {
     // the unlocked section holds the items as a JSON code block; it becomes the test, not a listing
-    for (const sec of document.querySelectorAll(".qb-premium.qb-unlocked")) {
+    for (const sec of document.querySelectorAll(".qb-premium.qb-unlocked, .qb-preview-premium")) {
       const code = sec.querySelector("pre code");
       if (!code) continue;
       try {
