@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox clean
+.PHONY: site test lint venv browser sandbox vendor clean
 
 venv: $(STAMP)
 
@@ -12,6 +12,16 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
+
+# Pyodide for the code drills, served from the site's own origin (the build copies the 5 files a drill
+# needs, 12 MB of the package's 13 MB). Pinned; from the npm registry; no install scripts run.
+PYODIDE_VERSION := 0.29.3
+PYODIDE := .vendor/pyodide/node_modules/pyodide/pyodide.asm.wasm
+vendor: $(PYODIDE)
+
+$(PYODIDE):
+	npm install --prefix .vendor/pyodide --no-save --no-audit --no-fund --ignore-scripts pyodide@$(PYODIDE_VERSION)
+	@test -f $@
 
 # Debian's Chromium drives the browser tests; installed when missing and we are root.
 browser:
@@ -31,14 +41,14 @@ sandbox:
 	  else echo "make: /usr/bin/bwrap missing; install Debian's bubblewrap package" >&2; exit 1; fi; \
 	fi
 
-site: $(STAMP) sandbox
+site: $(STAMP) sandbox vendor
 	$(BIN)/qbank build
 
 lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
-test: $(STAMP) browser sandbox lint
+test: $(STAMP) browser sandbox vendor lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 clean:

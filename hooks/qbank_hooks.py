@@ -15,6 +15,7 @@ from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
 from qbank.paywall import site as paywall
+from qbank.practice.site import asset_files
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
 from qbank.render.search import build_search_index
@@ -39,6 +40,7 @@ def on_config(config: Any) -> Any:
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates)
     _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session)
+    _STATE["practice_assets"] = asset_files(root, any(p.meta.kind == "practice-drill" for p in pages))
     paywall.on_config(config)
     return config
 
@@ -47,6 +49,8 @@ def on_files(files: Files, config: Any) -> Files:
     """Add every generated page in memory (no stub files on disk)."""
     for page in _STATE["pages"]:
         files.append(File.generated(config, page.path, content=page.markdown))
+    for dest, source in _STATE["practice_assets"]:  # drills: Pyodide and the test harness, from this origin
+        files.append(File.generated(config, dest, abs_src_path=str(source)))
     session = _STATE["preview"]
     if session:
         for slug in preview.broken_questions(session):  # a page to carry the banner

@@ -37,6 +37,11 @@ def make_site_repo(root: Path, content: Path, site_url: str | None = None) -> Pa
     """
     for part in ("questions", "answers", "verify"):
         shutil.copytree(content / part, root / part, ignore=CASE_IGNORE)
+    for part in ("practice", "drills"):  # practice tests and code drills, where the content set has them
+        if (content / part).is_dir():
+            shutil.copytree(content / part, root / part, ignore=CASE_IGNORE)
+    if (REPO / ".vendor").is_dir() and (root / "drills").is_dir():  # Pyodide for drills (`make vendor`)
+        (root / ".vendor").symlink_to(REPO / ".vendor", target_is_directory=True)
     config = (REPO / "mkdocs.yml").read_text()
     if site_url:
         config = re.sub(r"^site_url:.*$", f"site_url: {site_url}", config, count=1, flags=re.MULTILINE)

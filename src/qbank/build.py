@@ -121,4 +121,8 @@ def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Pro
                 f"premium text of {leak.source} ({leak.what}, {leak.heading!r}) is in this file",
             )
         )
+    from .practice.leak import practice_leaks  # premium tests' items, drills' edge cases and references
+    from .practice.load import load_bank
+
+    problems.extend(practice_leaks(load_bank(root)[0], built, shown))
     return problems

@@ -45,10 +45,15 @@ def check_all(
 
         for slug in sorted(corpus.verify_scripts):
             report.extend(lint_script(root, f"verify/{slug}.py")[0])
+    from .practice.check import check_practice, keyed_claims_used
+
+    # practice tests and drills: their keys read the records above, and a claim a key uses is used
+    bank, practice_problems = check_practice(root, corpus, run=verify, trust_local=trust_local)
     claims = check_corpus(corpus, memo=memo)
-    report.extend(claims.problems)
+    report.extend(keyed_claims_used(claims.problems, bank))
     report.extend(lock_problems(root, claims.answers))  # a binding that changed meaning since claims.lock
     report.extend(duplicated_problems(corpus))
+    report.extend(practice_problems)
     return corpus, report
 
 

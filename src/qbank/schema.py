@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from .model import SCHEMA_MODELS
+from .practice.model import PRACTICE_SCHEMAS
 
 
 def schemas() -> dict[str, dict[str, object]]:
     """File name -> JSON Schema for every YAML file kind."""
     out: dict[str, dict[str, object]] = {}
-    for name, model in SCHEMA_MODELS.items():
+    models: dict[str, type[BaseModel]] = {**SCHEMA_MODELS, **PRACTICE_SCHEMAS}
+    for name, model in models.items():
         schema = model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         schema["$id"] = f"{name}.schema.json"

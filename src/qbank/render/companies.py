@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from ..corpus import Corpus
+from . import practice
 from .common import (
     COMPANIES,
     HOME,
@@ -88,6 +89,8 @@ def company_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
     body += [
         "",
         f'<p class="qb-source">Source: {html.escape(c.source)} (checked {c.checked.isoformat()}).</p>',
+        "",
+        practice.practice_links(corpus, src, company=slug),
         "",
         f"## Questions tagged to {c.name}",
         "",
@@ -177,6 +180,7 @@ def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Setti
         f"- [{md_escape(corpus.topics[o].title)}]({rel(src, round_target(corpus, company, o, settings))})"
         for o in others
     ]
+    body += ["", practice.practice_links(corpus, src, topic=topic, company=company)]
     body += [
         "",
         call_to_action(src, f"{t.title} is one round. Premium unlocks every answer across the {c.name} loop."),

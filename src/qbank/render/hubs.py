@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..corpus import CATALOG, Corpus
+from . import practice
 from .common import (
     HOME,
     TOPICS,
@@ -147,6 +148,7 @@ def home(corpus: Corpus, settings: Settings) -> Page:
     if not corpus.companies:
         body.append("_No company loops documented yet._")
     body += ["", "## Most-voted questions", "", question_items(corpus, src, top)]
+    body += [practice.home_link(corpus, src)]  # the practice hub, when the repository has practice content
     body += [call_to_action(src, "Free questions in every track show the depth; Premium unlocks every answer.")]
     items = [(t.title, topic_path(t.slug)) for t in topics] + [
         (c.name, company_path(c.slug)) for c in corpus.companies.values()
@@ -233,6 +235,7 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
             target = company_target(corpus, c.slug, slug, settings)
             body.append(f"- [{md_escape(c.name)}]({rel(src, target)}) · {', '.join(c.roles)}")
         body.append("")
+    body += [practice.practice_links(corpus, src, topic=slug)]
     top = by_votes(corpus, slugs)[:3]
     examples = "; ".join(f'"{corpus.questions[s].title}"' for s in top)
     body += [

@@ -28,7 +28,7 @@ def make_page(meta: PageMeta, body: str) -> Page:
 
 def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict[str, str] | None = None) -> list[Page]:
     """Every generated page of the site, in a stable order."""
-    from . import companies, concepts, hubs, question
+    from . import companies, concepts, hubs, practice, question
 
     s = settings or Settings()
     dates = lastmod or {}
@@ -40,4 +40,5 @@ def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict
     pages += [question.question_page(corpus, slug, s, dates) for slug in sorted(corpus.questions)]
     pages += [concepts.concept_page(corpus, slug, s) for slug in sorted(corpus.concepts)]
     pages.append(concepts.pricing_page(corpus, s))
+    pages += practice.practice_pages(corpus, s)
     return pages

@@ -1,0 +1,4 @@
+
+
+def keep(logits: list[float], k: int, p: float) -> list[int]:
+    raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Practice tests and code drills: content model, loading with positions, cross-checks and answer keys."""

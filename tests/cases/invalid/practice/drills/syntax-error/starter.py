@@ -1,0 +1,3 @@
+class TokenBucket:
+    def __init__(self, rate, burst)
+        pass
