@@ -154,7 +154,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
     )
     index = store.read_index(root)
     hasher = cache.Hasher(root)
-    torch = cache.torch_version()
+    torch = cache.runtime_version()
 
     results: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str]] = []

@@ -125,6 +125,10 @@ def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dic
     )
     if options.fake_cuda:
         env["QBANK_FAKE_CUDA"] = options.fake_cuda
+    if options.device == "cpu" or options.fake_cuda:
+        # Triton kernels run through its interpreter: decided when @triton.jit decorates, so set before start
+        env["TRITON_INTERPRET"] = "1"
+    env["TRITON_CACHE_DIR"] = str(work / ".triton")  # in the run's tmpfs: nothing compiled outlives the run
     env.update(dict(options.extra_env))
     return env
 
