@@ -83,7 +83,9 @@ def top_k_top_p_kernel(
 def launch(logits, k, p, bug=0):
     b, v = logits.shape
     out = torch.empty_like(logits)
-    top_k_top_p_kernel[(b,)](logits, k, p, out, v, BLOCK_V=triton.next_power_of_2(v), STEPS=steps, BUG=bug)
+    block_v = triton.next_power_of_2(v)
+    warps = 4 if block_v <= 4096 else 16  # a vocabulary-wide tile: spread it over more threads on a GPU
+    top_k_top_p_kernel[(b,)](logits, k, p, out, v, BLOCK_V=block_v, STEPS=steps, BUG=bug, num_warps=warps)
     return out
 
 

@@ -77,7 +77,8 @@ def launch(target, draft, tokens, uniform, expo, bug=0):
     race = 1.0 / expo  # IEEE division in torch on either device: bit-identical weights for the reference
     grid = (triton.cdiv(b, block_r),)
     spec_sample_kernel[grid](
-        target, draft, tokens, uniform, race, out, n_out, b, v, GAMMA=gamma, BLOCK_R=block_r, BLOCK_V=block_v, BUG=bug
+        target, draft, tokens, uniform, race, out, n_out, b, v, GAMMA=gamma, BLOCK_R=block_r, BLOCK_V=block_v, BUG=bug,
+        num_warps=4 if block_r * block_v <= 4096 else 16,
     )
     return out, n_out
 
