@@ -62,13 +62,13 @@ def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
     ]
     free = _derivation(d, False, 1, "questions/x.md", Settings())
     assert "## Executed derivation" in free and "### Steps" in free and "{=kv}" not in free
-    assert "| rmsnorm | NVIDIA H200 | pass |  | 2026-11-30T03:00:00Z |" in free
+    assert "| rmsnorm | NVIDIA H200 | pass | 2026-11-30T03:00:00Z |" in free  # no speed column: nothing timed
     premium = _derivation(d, True, 2, "questions/x.md", Settings())
     assert "KV = 2 L H d b" not in premium and 'data-qb-section="2"' in premium
     # kernel-check names, devices and times come from the premium script: sealed with it, never outside
     assert "topk" not in premium and "rmsnorm" not in premium and "2026-11-29" not in premium
     sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
-    assert "| topk | cpu | needs-gpu |  | 2026-11-29 |" in sealed and "KV = 2 L H d b" in sealed
+    assert "| topk | cpu | needs-gpu | 2026-11-29 |" in sealed and "KV = 2 L H d b" in sealed
     assert sealed.lstrip().startswith("<!--qbseal ") and " open premium 2 " in sealed
     sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
     assert "### Steps" in sealed and "{=kv}" not in sealed
