@@ -102,9 +102,15 @@ def test_same_size_same_mtime_edit_is_caught_by_racy_check(cached: Path) -> None
 
 
 def test_torch_upgrade(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    old = cache.torch_version()
+    old = cache.runtime_version()
     monkeypatch.setattr(cache, "torch_version", lambda: "2.14.1")
-    assert set(reasons(cached).values()) == {f"torch {old} -> 2.14.1"}
+    assert set(reasons(cached).values()) == {f"torch {old} -> 2.14.1 triton {cache.triton_version()}"}
+
+
+def test_triton_upgrade(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = cache.runtime_version()
+    monkeypatch.setattr(cache, "triton_version", lambda: "3.10.0")
+    assert set(reasons(cached).values()) == {f"torch {old} -> {cache.torch_version()} triton 3.10.0"}
 
 
 def test_api_version_change(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,6 +71,21 @@ CASES = [
     ("from qbank.verify import check\nr = check.RECORD\n", "verify-private-api", 3, 5),
     ("from qbank.units import lookup\n", "verify-private-api", 2, 1),
     ("x = (\n", "verify-syntax", 2, 5),
+    # Triton: the kernel language only, never its build system, runtime, knobs, testing or tools
+    ("import triton\ntriton.runtime.build.subprocess.run(['id'])\n", "verify-forbidden-attribute", 3, 1),
+    ("import triton\ns = triton.testing.nvsmi(['name'])\n", "verify-forbidden-attribute", 3, 5),
+    ("import triton\ntriton.knobs.cache.dir = '/tmp'\n", "verify-forbidden-attribute", 3, 1),
+    ("import triton\nk = triton.compile('src')\n", "verify-forbidden-attribute", 3, 5),
+    ("import triton\nd = triton.tools\n", "verify-forbidden-attribute", 3, 5),
+    ("import triton\nd = triton.runtime.driver\n", "verify-forbidden-attribute", 3, 5),
+    ("import triton\ngetattr(triton, 'knobs')\n", "verify-forbidden-attribute", 3, 1),
+    ("import triton.language as tl\nb = tl.core.builtins\n", "verify-forbidden-attribute", 3, 5),
+    ("import triton.language as tl\nb = tl.semantic\n", "verify-forbidden-attribute", 3, 5),
+    ("from triton import testing\n", "verify-forbidden-import", 2, 1),
+    ("from triton import *\n", "verify-forbidden-import", 2, 1),
+    ("from triton.language import core\n", "verify-forbidden-import", 2, 1),
+    ("import triton.testing\n", "verify-forbidden-import", 2, 1),
+    ("from triton.runtime import build\n", "verify-forbidden-import", 2, 1),
 ]
 
 
@@ -89,6 +104,19 @@ def test_allowed_code_is_clean() -> None:
         "f = open('data.txt')\ng = getattr(torch, 'float16')\nn = A.__name__\n"
         "if __name__ == '__main__':\n    qbank.verify.check(True, 'ok')\n"
         "p = re.compile('x')\ny = F.relu(torch.ones(2))\n"
+    )
+    assert lint_source(src, "verify/x.py") == []
+
+
+def test_triton_kernel_language_is_clean() -> None:
+    src = HEAD + (
+        "import triton\nimport triton.language as tl\nfrom triton import cdiv\n"
+        "from qbank.verify import triton_check\n"
+        "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+        "    tl.store(x_ptr + offs, tl.math.exp(x) + tl.maximum(x, 0.0), mask=offs < n)\n"
+        "grid = (triton.cdiv(10, 4), cdiv(1, 1), triton.next_power_of_2(5))\n"
     )
     assert lint_source(src, "verify/x.py") == []
 

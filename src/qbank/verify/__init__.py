@@ -1,4 +1,5 @@
-"""Verification: the script API (``given``, ``claim``, ``check``, ``fact``, ``kernel_check``) and the runner.
+"""Verification: the script API (``given``, ``claim``, ``check``, ``fact``, ``kernel_check``, ``triton_check``)
+and the runner.
 
 The API is loaded on first use (PEP 562), so tools that only read results (a warm ``qbank verify``,
 the claims checker) do not pay for it.
@@ -12,11 +13,16 @@ from .version import API_VERSION
 
 if TYPE_CHECKING:
     from .api import check, claim, device, fact, given, kernel_check, timing
+    from .kernels.check import triton_check
 
-__all__ = ["API_VERSION", "check", "claim", "device", "fact", "given", "kernel_check", "timing"]
+__all__ = ["API_VERSION", "check", "claim", "device", "fact", "given", "kernel_check", "timing", "triton_check"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "triton_check":
+        from .kernels.check import triton_check
+
+        return triton_check
     if name in __all__:
         from . import api
 

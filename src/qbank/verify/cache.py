@@ -1,7 +1,7 @@
 """Cache keys: a content hash of everything that can change a script's result, and why a key changed.
 
 The key covers the script's bytes, the repository files it imported or read (recorded at run time by
-the launcher), the API version, the torch version and the device class; for scripts that needed a GPU
+the launcher), the API version, the torch and Triton versions and the device class; for scripts that needed a GPU
 it also covers their frozen result file. A file whose size and mtime match the last hashing reuses
 that hash (like git's index); the key itself stays a content hash.
 """
@@ -54,6 +54,29 @@ def torch_version() -> str:
         if m:
             return m.group(1)
     return "unknown"
+
+
+@cache
+def triton_version() -> str:
+    """The installed Triton version, read from ``triton/__init__.py`` without importing triton."""
+    spec = importlib.util.find_spec("triton")
+    if spec is None or not spec.submodule_search_locations:
+        return "none"
+    for folder in spec.submodule_search_locations:
+        try:
+            text = (Path(folder) / "__init__.py").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
+        if m:
+            return m.group(1)
+    return "unknown"
+
+
+def runtime_version() -> str:
+    """What the cache key records of the numerical runtime: torch's version joined by Triton's
+    (``2.13.0 triton 3.9.0``); a Triton upgrade re-runs every script like a torch upgrade does."""
+    return f"{torch_version()} triton {triton_version()}"
 
 
 @dataclass

@@ -62,8 +62,10 @@ ALLOWED_MODULES = frozenset(
     }
 )
 API_MODULE = "qbank.verify"
-API_NAMES = frozenset({"check", "claim", "given", "fact", "kernel_check", "timing", "device", "API_VERSION"})
-API_CALLS = frozenset({"check", "claim", "given", "fact", "kernel_check", "timing"})
+API_NAMES = frozenset(
+    {"check", "claim", "given", "fact", "kernel_check", "triton_check", "timing", "device", "API_VERSION"}
+)
+API_CALLS = frozenset({"check", "claim", "given", "fact", "kernel_check", "triton_check", "timing"})
 """The calls that declare something in the record (the runner checks record lines against them)."""
 
 # modules whose mere name as an attribute is a way out (torch.os, torch.ctypes, json.codecs.sys ...)
@@ -91,6 +93,13 @@ MODULE_MEMBERS = {
         {"load", "save", "classes", "library", "package", "multiprocessing", "distributed", "ops", "utils"}
     ),
 }
+# Triton's package also holds its build system (``triton.runtime.build`` runs the C compiler,
+# ``triton.testing.nvsmi`` runs nvidia-smi, ``triton.knobs`` sets cache and compiler paths, ``triton.compile``
+# and ``triton.tools`` write and run files): scripts reach only the kernel language through it, an allowlist
+TRITON_MEMBERS = frozenset({"jit", "cdiv", "next_power_of_2", "language", "Config", "autotune", "heuristics"})
+# of triton.language: everything public except the compiler's own modules (``core``/``semantic`` hold
+# ``builtins``, ``target_info`` queries the driver)
+TRITON_LANGUAGE_DENIED = frozenset({"core", "semantic", "target_info", "extra", "standard"})
 SAFE_DUNDERS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__module__", "__file__"})
 SAFE_DUNDER_NAMES = frozenset({"__name__", "__file__", "__doc__"})
 DISPATCH_HOOKS = frozenset({"__torch_function__", "__torch_dispatch__", "__getattribute__", "__del__"})
@@ -178,8 +187,19 @@ def _check_member(st: _State, node: ast.AST, base: str | None, attr: str, store:
         st.add(node, "verify-forbidden-attribute", f"{base}.{attr}: private names of a module")
     elif base is not None and root in MODULE_MEMBERS and attr in MODULE_MEMBERS[root]:
         st.add(node, "verify-forbidden-attribute", f"{base}.{attr}: writes files, unpickles or loads code")
+    elif base is not None and _triton_refused(base, attr):
+        st.add(node, "verify-forbidden-attribute", f"{base}.{attr}: only Triton's kernel language is for scripts")
     elif base is not None and store:
         st.add(node, "verify-forbidden-attribute", f"{base}.{attr}: assigning to a module's attribute")
+
+
+def _triton_refused(base: str, attr: str) -> bool:
+    """Whether ``<base>.<attr>`` leaves Triton's kernel language (its compiler, runtime, testing, tools)."""
+    if base == "triton":
+        return attr not in TRITON_MEMBERS
+    if base == "triton.language":
+        return attr in TRITON_LANGUAGE_DENIED
+    return base.startswith("triton.") and base.split(".")[1] != "language"
 
 
 def _literal_str(node: ast.AST) -> str | None:
@@ -222,6 +242,10 @@ def _visit_import(st: _State, node: ast.Import | ast.ImportFrom) -> None:
             st.add(node, "verify-forbidden-import", f"from {mod} import {a.name}: a private or escaping name")
         elif mod.split(".")[0] in MODULE_MEMBERS and a.name in MODULE_MEMBERS[mod.split(".")[0]]:
             st.add(node, "verify-forbidden-import", f"from {mod} import {a.name}: writes files or loads code")
+        elif a.name != "*" and _triton_refused(mod, a.name):
+            st.add(node, "verify-forbidden-import", f"from {mod} import {a.name}: only Triton's kernel language")
+        elif a.name == "*" and mod.split(".")[0] == "triton":
+            st.add(node, "verify-forbidden-import", f"from {mod} import *: name what the kernel uses")
         elif f"{mod}.{a.name}" in ALLOWED_MODULES:
             st.aliases[a.asname or a.name] = f"{mod}.{a.name}"
 
