@@ -140,6 +140,7 @@ vocab = int(given("vocab", 1000, unit="tokens", source="test vocabulary (the ker
 tie_k = int(given("tie_k", 3, source="k of the all-equal row: ties keep the whole row whatever k is"))
 tiny_p = given("tiny_p", 1e-6, source="edge row: a p below any token's mass keeps only the argmax")
 p_off = given("p_off", 1.0, source="p = 1 means no top-p filtering (vLLM, HF)")
+claim("threshold_at_p_off", 1.0 - p_off)  # vLLM keeps a token unless the mass at or below it is <= 1 - p
 greedy_k = int(given("greedy_k", 1, source="edge row: k = 1 is greedy"))
 
 
