@@ -28,7 +28,7 @@ import triton.language as tl
 @triton.jit
 def tree_attention_kernel(
     q_ptr, k_ptr, v_ptr, anc_ptr, out_ptr, prefix_len, n_nodes, n_heads, n_kv_heads, scale,
-    D: tl.constexpr, BLOCK_K: tl.constexpr,
+    D: tl.constexpr, BLOCK_K: tl.constexpr, CHAIN: tl.constexpr,
 ):  # fmt: skip
     node = tl.program_id(0)
     h = tl.program_id(1)
@@ -45,6 +45,8 @@ def tree_attention_kernel(
         is_tree = (col >= prefix_len) & in_seq
         anc = tl.load(anc_ptr + node * n_nodes + (col - prefix_len), mask=is_tree, other=0)
         allowed = (col < prefix_len) | (anc != 0)
+        if CHAIN:  # the deliberately wrong mask: causal over the packing order, siblings and cousins leak in
+            allowed = in_seq & (col <= prefix_len + node)
         kv_off = (col[:, None] * n_kv_heads + kvh) * D + d[None, :]
         k = tl.load(k_ptr + kv_off, mask=in_seq[:, None], other=0.0)
         s = tl.sum(k * q[None, :], axis=1) * scale
@@ -59,16 +61,21 @@ def tree_attention_kernel(
     tl.store(out_ptr + (node * n_heads + h) * D + d, acc / den)
 
 
-def tree_attention(q, k, v, anc, prefix_len, block_k=16):
+def tree_attention(q, k, v, anc, prefix_len, block_k=16, chain=False):
     """q [N, H, D], k and v [P + N, H_kv, D] float32, anc [N, N] int8 -> out [N, H, D]."""
     n, h, d = q.shape
     out = torch.empty_like(q)
     grid = (n, h)
     tree_attention_kernel[grid](
         q.contiguous(), k.contiguous(), v.contiguous(), anc.contiguous(), out,
-        prefix_len, n, h, k.shape[1], d**-0.5, D=d, BLOCK_K=block_k,
+        prefix_len, n, h, k.shape[1], d**-0.5, D=d, BLOCK_K=block_k, CHAIN=chain,
     )  # fmt: skip
     return out
+
+
+def tree_attention_causal(q, k, v, anc, prefix_len):
+    """The deliberately broken launch: a causal mask over the packed nodes instead of the tree mask."""
+    return tree_attention(q, k, v, anc, prefix_len, chain=True)
 
 
 def tree_attention_reference(q, k, v, anc, prefix_len):
@@ -108,7 +115,7 @@ def tree_accept_kernel(
         left = tl.maximum(r - qj, 0.0)
         mass = tl.sum(left, axis=0)
         p_next = tl.load(p_base + (j + 1) * vocab + offs, mask=live, other=0.0)
-        r = tl.where(accept, p_next, tl.where(reject & (mass > 0), left / mass, r))
+        r = tl.where(accept, p_next, tl.where(reject & (mass > 0), left / tl.where(mass > 0, mass, 1.0), r))
         p_node = tl.where(accept, p_next, p_node)
         cur = tl.where(accept, j, cur)
     # one token from the residual (all children rejected) or from p (a leaf: the bonus token)
@@ -181,3 +188,30 @@ def ancestors(parents):
         anc[rows[live], cur[live]] = True
         cur = torch.where(live, parents[cur.clamp(min=0)], cur)
     return anc
+
+
+def first_token_distribution(p, q, k, single_draft=False):
+    """Exact distribution of the token emitted at a node with k children drawn i.i.d. from q, p the
+    target there (float64 [V]): enumerate all V**k candidate tuples, weight each by its probability
+    under q and follow the acceptance tests analytically. Lossless means the result equals p."""
+    v = p.numel()
+    out = torch.zeros(v, dtype=torch.float64)
+    for flat in range(v**k):
+        cands = [(flat // v**i) % v for i in range(k)]
+        weight = 1.0
+        for x in cands:
+            weight *= float(q[x])
+        if weight == 0.0:
+            continue
+        r, alive = p.clone(), 1.0
+        for x in cands:
+            if single_draft:
+                r = p
+            a = min(1.0, float(r[x]) / float(q[x]))
+            out[x] += weight * alive * a
+            alive *= 1.0 - a
+            left = torch.clamp(r - q, min=0.0)
+            if float(left.sum()) > 0:
+                r = left / left.sum()
+        out += weight * alive * r
+    return out
