@@ -48,7 +48,7 @@ def apply_bitmask_msb_first(logits, words):
 def apply_bitmask_reference(logits, words):
     """The same in PyTorch: unpack every word into 32 bits, drop the padding, fill -inf."""
     v = logits.shape[-1]
-    shifts = torch.arange(32, dtype=torch.int32)
+    shifts = torch.arange(32, dtype=torch.int32, device=words.device)
     bits = ((words.unsqueeze(-1) >> shifts) & 1).flatten(-2)[..., :v].bool()
     return logits.masked_fill(~bits, float("-inf"))
 

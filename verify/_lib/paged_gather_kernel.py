@@ -60,16 +60,17 @@ def paged_gather_ignoring_holes(cache, block_table, seq_lens):
 
 
 def paged_gather_reference(cache, block_table, seq_lens):
-    """Token by token in PyTorch, with the holes and the tail left at zero."""
+    """PyTorch: index every token's slot, then zero the holes and the tail (indexing alone would read
+    a -1 entry as the last block)."""
     nb, bs, h, d = cache.shape
     b, mb = block_table.shape
-    out = torch.zeros(b, mb * bs, h, d, dtype=cache.dtype)
-    for i in range(b):
-        for t in range(int(seq_lens[i])):
-            phys = int(block_table[i, t // bs])
-            if phys >= 0:
-                out[i, t] = cache[phys, t % bs]
-    return out
+    t = torch.arange(mb * bs, device=cache.device)
+    phys = block_table.long()[:, t // bs]  # [B, MB * BS]
+    ok = (t[None, :] < seq_lens.long()[:, None]) & (phys >= 0)
+    rows = cache.reshape(nb * bs, h, d)[(phys.clamp(min=0) * bs + t % bs).reshape(-1)]
+    return torch.where(ok.reshape(-1, 1, 1), rows, torch.zeros((), dtype=cache.dtype, device=cache.device)).reshape(
+        b, mb * bs, h, d
+    )
 
 
 def gather_bytes(tokens, h, d, itemsize):

@@ -84,7 +84,7 @@ def tree_attention_reference(q, k, v, anc, prefix_len):
     group = h // k.shape[1]
     kk = k.repeat_interleave(group, dim=1)  # [L, H, D]
     vv = v.repeat_interleave(group, dim=1)
-    mask = torch.cat([torch.ones(n, prefix_len, dtype=torch.bool), anc.bool()], dim=1)
+    mask = torch.cat([torch.ones(n, prefix_len, dtype=torch.bool, device=q.device), anc.bool()], dim=1)
     s = torch.einsum("nhd,lhd->hnl", q, kk) * d**-0.5
     s = s.masked_fill(~mask, float("-inf"))
     return torch.einsum("hnl,lhd->nhd", torch.softmax(s, -1), vv)
@@ -172,7 +172,7 @@ def accept_row(p, q, tokens, parents, u, u_final, single_draft=False):
 def tree_accept_reference(p, q, tokens, parents, u, u_final):
     """[B, 2] int32 from :func:`accept_row` over the batch."""
     rows = [accept_row(p[i], q[i], tokens[i], parents, u[i], u_final[i]) for i in range(p.shape[0])]
-    return torch.tensor(rows, dtype=torch.int32)
+    return torch.tensor(rows, dtype=torch.int32, device=p.device)
 
 
 def ancestors(parents):
