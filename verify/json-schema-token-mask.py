@@ -207,16 +207,24 @@ kernel_check("pack_int32_vs_bitwise", pack, pack_reference, ALLOWED)
 rand_bits = int(given("random_row_bits", 77, unit="bit", source="a row length that is not a multiple of 32"))
 rand_allowed = torch.rand(16, rand_bits) < 0.5  # non-multiple of 32, bit 31 often set
 kernel_check("pack_random_vs_bitwise", pack, pack_reference, rand_allowed)
+kernel_block = int(given("kernel_block", 256, unit="tokens", source="BLOCK of the launches below (bitmask_kernel.py)"))
+claim("words_per_block", kernel_block // bits_per_word, unit="words")
+
+
+def launch(lg: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return apply_bitmask(lg, w, block=kernel_block)
+
+
 batch_states = torch.randint(0, dfa.n, (32,))
 logits = torch.randn(32, vocab)
 check(torch.equal(apply_bitmask_reference(logits, TABLE[batch_states]), apply_loop(logits, TABLE[batch_states])),
       "the PyTorch reference equals the token-by-token loop")
 itemsize = logits.element_size()
-triton_check("bitmask_kernel", apply_bitmask, apply_bitmask_reference, logits, TABLE[batch_states],
+triton_check("bitmask_kernel", launch, apply_bitmask_reference, logits, TABLE[batch_states],
              bytes_moved=bitmask_bytes(32, vocab, itemsize))
 wide_logits = torch.randn(16, rand_bits)
 rand_words = pack(rand_allowed)
-triton_check("bitmask_kernel_77_tokens", apply_bitmask, apply_bitmask_reference, wide_logits, rand_words,
+triton_check("bitmask_kernel_77_tokens", launch, apply_bitmask_reference, wide_logits, rand_words,
              bytes_moved=bitmask_bytes(16, rand_bits, itemsize))
 triton_check("bitmask_kernel_msb_first", apply_bitmask_msb_first, apply_bitmask_reference, wide_logits, rand_words,
              expect_mismatch=True)
@@ -258,7 +266,7 @@ small_allowed, _ = allowed_table(small, len(small) - 1)
 fa_state = walk(0, '{"ok":fa')
 check(int(small_allowed[fa_state].sum()) == 0, "a vocabulary can leave a reachable state with an empty set")
 empty_row = pack(small_allowed[fa_state : fa_state + 1])
-triton_check("bitmask_kernel_empty_row", apply_bitmask, apply_bitmask_reference, torch.zeros(1, len(small)), empty_row)
+triton_check("bitmask_kernel_empty_row", launch, apply_bitmask_reference, torch.zeros(1, len(small)), empty_row)
 masked = apply_bitmask_reference(torch.zeros(1, len(small)), empty_row)
 check(bool((masked == float("-inf")).all()), "the fully masked row is -inf everywhere")
 check(
