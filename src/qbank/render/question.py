@@ -19,6 +19,7 @@ from .common import (
 )
 from .derivation import Derivation, latest
 from .hubs import company_target, topic_order
+from .kernel_table import kernel_table
 from .pages import Page, make_page
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
@@ -103,12 +104,7 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
         # demoted: its headings sit under the page's h1
         parts += ["## Executed derivation", "", _demote(d.markdown).strip(), ""]
     if d.kernels:
-        parts += ["## Kernel checks", "", "| check | device | ran at | result |", "| --- | --- | --- | --- |"]
-        parts += [
-            f"| {md_escape(k.name)} | {md_escape(k.device)} | {md_escape(k.ran_at)} | {md_escape(k.outcome)} |"
-            for k in d.kernels
-        ]
-        parts.append("")
+        parts += ["## Kernel checks", "", *kernel_table(d.kernels), ""]
     text = "\n".join(parts)
     if premium:
         return _section("Executed derivation" if d.markdown else "Kernel checks", text, index, src, settings)

@@ -111,6 +111,8 @@ def _now() -> str:
 
 
 ROW_VERSION = 2
+KERNEL_FIELDS = ("kind", "path", "device_name", "expect_mismatch", "timing")
+"""What a result keeps of a Triton kernel's record entry (the page says where it ran and, on CUDA, how fast)."""
 
 
 def _old_inputs(row: dict[str, Any], rel: str) -> dict[str, Any]:
@@ -341,6 +343,7 @@ def _finish(
 ) -> dict[str, Any]:
     """Classify a run, hash what it read, apply or write frozen GPU results, export the derivation."""
     from . import frozen
+    from .kernels.figures import gpu_figures, triton_kernels
     from .notebook import derivation
     from .outcomes import any_needs_gpu, problem_json
 
@@ -368,6 +371,7 @@ def _finish(
             "ran_at": when,
             "stamp": status.get("stamp") if k.get("device") == "cuda" else host_stamp,
             "frozen": False,
+            **{f: k[f] for f in KERNEL_FIELDS if f in k},
         }
         for k in record.get("kernels", [])
         if not k.get("needs_gpu")
@@ -392,6 +396,17 @@ def _finish(
         kernels += stamps
         if fz_outcome == "error" or (fz_outcome and outcome == "pass"):
             outcome = fz_outcome
+    if options.device != "cuda" and triton_kernels(record):
+        # Triton kernels ran through the interpreter here; a signed GPU run of the same inputs adds its figures
+        frozen_path = frozen.frozen_rel(slug)
+        hasher.fresh.pop(frozen_path, None)
+        gpu_problems, figures = gpu_figures(root, slug, rel, record, ihash)
+        problems += gpu_problems
+        for k in kernels:
+            if k["name"] in figures and not k.get("frozen"):
+                k["gpu"] = figures[k["name"]]
+        if any(p.level == Level.ERROR for p in gpu_problems) and outcome == "pass":
+            outcome = "error" if any(p.code.startswith("verify-frozen") for p in gpu_problems) else "fail"
     inputs = {
         "script": script_sha,
         "deps": deps,

@@ -30,6 +30,14 @@ SIGNING_ENV = "QBANK_GPU_SIGNING_KEY"
 """Path of the GPU runner's private key (PEM, mode 0600); only the freezing side reads it."""
 
 
+FROZEN_FIELDS = frozenset(
+    {"name", "ok", "line", "rtol", "atol", "max_abs_err", "dtype", "seconds"}
+    # Triton kernels: where and how they ran, and on a GPU the measured time, bandwidth and fraction of peak
+    | {"kind", "path", "device_name", "matched", "expect_mismatch", "bytes_moved", "flops", "timing"}
+)
+"""The fields of a CUDA kernel entry that a frozen result keeps (all covered by the signature)."""
+
+
 class FreezeError(ValueError):
     """A GPU run cannot be frozen: no signing key, or one that is unreadable or too widely readable."""
 
@@ -180,7 +188,7 @@ def freeze(
             {
                 k: v
                 for k, v in kern.items()
-                if k in {"name", "ok", "line", "rtol", "atol", "max_abs_err", "dtype", "seconds"}
+                if k in FROZEN_FIELDS
             }
             for kern in kernels
             if kern.get("device") == "cuda"
