@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox clean
+.PHONY: site test lint venv browser sandbox clean gpu-check
 
 venv: $(STAMP)
 
@@ -40,6 +40,11 @@ lint: $(STAMP)
 
 test: $(STAMP) browser sandbox lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# On a GPU machine with $$QBANK_GPU_SIGNING_KEY set: every kernel check compiled and timed, results frozen and
+# signed into verify/_frozen/ (docs/gpu.md)
+gpu-check: $(STAMP) sandbox
+	$(BIN)/qbank gpu-check
 
 clean:
 	rm -rf site .qbank .pytest_cache .mypy_cache .ruff_cache

@@ -1,117 +1,199 @@
 # %% [markdown]
-# # Batched top-k and top-p with per-row parameters, against a per-row reference
-# Semantics follow the common engine convention (vLLM's TopKTopPSampler, HF's TopPLogitsWarper): top-k keeps
-# exactly k tokens (ties broken by sort order); top-p keeps the smallest prefix of the sorted distribution
-# whose mass reaches p (always at least one token); when both are set, top-k runs first and top-p
-# is applied to the renormalized survivors.
+# # Batched top-k then top-p as one Triton kernel, per-row k and p, with vLLM's tie semantics
+# Semantics are vLLM's `apply_top_k_top_p` (vllm/v1/sample/ops/topk_topp_sampler.py), which Hugging Face's
+# `TopKLogitsWarper`/`TopPLogitsWarper` share:
+# - top-k keeps every logit >= the k-th largest (`logits_sort < kth_value` is masked): ties AT the threshold
+#   are kept, so a row can keep more than k tokens; k equal to the vocabulary keeps everything;
+# - top-p runs on the softmax of the top-k survivors, sorted ascending, and drops a token when the cumulative
+#   mass up to and including it is <= 1 - p (`probs_sum <= 1 - p`), always keeping the most likely token.
+#   A sort orders tied tokens arbitrarily, so vLLM can split a tie group at the top-p boundary; this kernel
+#   counts the whole tie group into "up to and including" (the mass of every token with probability <= its
+#   own), which keeps ties at the top-p threshold too and makes the result independent of any sort order.
+# Both thresholds are found without sorting: 32 bisection steps over the order-preserving int32 image of the
+# float32 values, each step one pass over the row.
 
 # %%
-import time
-
 import torch
+import triton
+import triton.language as tl
 
-from qbank.verify import check, claim, fact, given, kernel_check, timing
+from qbank.verify import check, claim, device, fact, given, triton_check
 
 torch.manual_seed(0)
-B = int(given("batch_rows", 64, unit="requests", source="test batch"))
-V = int(given("vocab", 1000, unit="tokens", source="test vocabulary (small for a Python reference)"))
-logits = torch.randn(B, V) * 3
-k = torch.randint(1, 50, (B,))
-greedy_k = int(given("greedy_k", 1, source="edge row: k = 1 is greedy decoding"))
-p_off = given("p_off", 1.0, unit="fraction", source="edge row: p = 1 disables top-p by convention")
-k[0], k[1] = greedy_k, V  # edges: greedy row and a no-op row
-p = torch.rand(B) * 0.98 + 0.01
-p[2], p[3] = p_off, 1e-6  # edges: keep all, keep only the argmax
+steps = int(given("bisection_steps", 32, unit="steps", source="int32 keys: 2^32 candidates, halved by each step"))
 
 
-def top_k_mask(logits: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """Batched top-k: -inf outside each row's k largest logits."""
-    sorted_idx = logits.argsort(dim=-1, descending=True, stable=True)
-    keep_sorted = torch.arange(logits.shape[-1], device=logits.device) < k.unsqueeze(-1)
-    keep = torch.zeros_like(keep_sorted).scatter(-1, sorted_idx, keep_sorted)
-    return logits.masked_fill(~keep, float("-inf"))
+@triton.jit
+def float_key(x):
+    """float32 -> int64 with the same order (-0.0 folded into +0.0 first), so thresholds bisect exactly."""
+    bits = (x + 0.0).to(tl.int32, bitcast=True)
+    return tl.where(bits >= 0, bits, bits ^ 0x7FFFFFFF).to(tl.int64)
 
 
-def top_p_mask(logits: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """Batched top-p: keep tokens while the mass *before* them is below p (so the first always stays)."""
-    probs = torch.softmax(logits, dim=-1)
-    sorted_probs, sorted_idx = probs.sort(dim=-1, descending=True, stable=True)
-    mass_before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
-    keep_sorted = (mass_before < p.unsqueeze(-1)) | (p.unsqueeze(-1) >= 1)  # fp32 cumsum can hit 1 early
-    keep = torch.zeros_like(keep_sorted).scatter(-1, sorted_idx, keep_sorted)
-    return logits.masked_fill(~keep, float("-inf"))
+@triton.jit
+def top_k_top_p_kernel(
+    logits_ptr, k_ptr, p_ptr, out_ptr, V, BLOCK_V: tl.constexpr, STEPS: tl.constexpr, BUG: tl.constexpr
+):
+    """One program per row. BUG 1: top-p over the full softmax, not the top-k survivors; BUG 2: exactly k
+    tokens by index order (ties dropped), the semantics no engine uses."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_V)
+    valid = cols < V
+    x = tl.load(logits_ptr + row * V + cols, mask=valid, other=float("-inf"))
+    key = tl.where(valid, float_key(x), -(2**40))  # padding sorts below every float, -inf included
+    k = tl.load(k_ptr + row).to(tl.int64)
+    p = tl.load(p_ptr + row)
+
+    # top-k: the largest K with #{key >= K} >= k is the k-th largest value; k >= V leaves K at the bottom
+    lo = tl.full((), -(2**31), tl.int64)
+    hi = tl.full((), 2**31 - 1, tl.int64)
+    for _ in range(STEPS):
+        mid = lo + (hi - lo + 1) // 2
+        enough = tl.sum((key >= mid).to(tl.int64), axis=0) >= k
+        lo = tl.where(enough, mid, lo)
+        hi = tl.where(enough, hi, mid - 1)
+    keep_k = valid & (key >= lo)
+    if BUG == 2:  # the k-th value's ties admitted in index order until exactly k are kept
+        at = valid & (key == lo)
+        room = k - tl.sum((valid & (key > lo)).to(tl.int64), axis=0)
+        keep_k = valid & ((key > lo) | (at & (tl.cumsum(at.to(tl.int64), axis=0) <= room)))
+
+    # softmax over the survivors (BUG 1: over the whole row)
+    live = keep_k
+    if BUG == 1:
+        live = valid
+    m = tl.max(tl.where(live, x, float("-inf")), axis=0)
+    e = tl.where(live, tl.exp(x - m), 0.0)
+    prob = e / tl.sum(e, axis=0)
+
+    # top-p: drop a token when the mass of tokens with probability <= its own is <= 1 - p; that mass grows
+    # with the key, so the smallest K whose mass exceeds 1 - p is the threshold
+    floor = 1.0 - p
+    lo = tl.full((), -(2**31), tl.int64)
+    hi = tl.full((), 2**31 - 1, tl.int64)
+    for _ in range(STEPS):
+        mid = lo + (hi - lo) // 2
+        above = tl.sum(tl.where(key <= mid, prob, 0.0), axis=0) > floor
+        hi = tl.where(above, mid, hi)
+        lo = tl.where(above, lo, mid + 1)
+    keep = keep_k & (key >= hi)
+    tl.store(out_ptr + row * V + cols, tl.where(keep, x, float("-inf")), mask=valid)
 
 
-def top_k_top_p(logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    return top_p_mask(top_k_mask(logits, k), p)
-
-
-def reference(
-    logits: torch.Tensor, k: torch.Tensor, p: torch.Tensor, use_k: bool = True, use_p: bool = True
-) -> torch.Tensor:
-    """Row by row, in float64 accumulation, with Python control flow."""
-    out = torch.full_like(logits, float("-inf"))
-    for b in range(logits.shape[0]):
-        row = logits[b]
-        vals = row.tolist()
-        order = sorted(range(len(vals)), key=lambda i: (-vals[i], i))
-        cand = order[: int(k[b])] if use_k else order
-        if use_p:
-            sub = torch.softmax(row[cand], dim=-1).double().tolist()
-            pb = float(p[b])
-            kept, mass = [], 0.0
-            for j, i in enumerate(cand):
-                if mass >= pb and pb < 1:  # p = 1 means "off", whatever the rounding
-                    break
-                kept.append(i)
-                mass += sub[j]
-            cand = kept
-        out[b, cand] = row[cand]
+def launch(logits, k, p, bug=0):
+    b, v = logits.shape
+    out = torch.empty_like(logits)
+    top_k_top_p_kernel[(b,)](logits, k, p, out, v, BLOCK_V=triton.next_power_of_2(v), STEPS=steps, BUG=bug)
     return out
 
 
-kernel_check("top_k_vs_rowwise", top_k_mask, lambda lg, kk: reference(lg, kk, p, True, False), logits, k)
-kernel_check("top_p_vs_rowwise", top_p_mask, lambda lg, pp: reference(lg, k, pp, False, True), logits, p)
-kernel_check("top_k_then_top_p_vs_rowwise", top_k_top_p, reference, logits, k, p)
+def reference(logits, k, p):
+    """Row by row in PyTorch: top-k by the k-th value (ties kept), then vLLM's ascending-cumsum top-p with
+    each tie group's mass counted whole (float32 softmax like the engine, sums in float64)."""
+    out = torch.full_like(logits, float("-inf"))
+    v = logits.shape[1]
+    for r in range(logits.shape[0]):
+        row = logits[r]
+        kth = torch.topk(row, min(int(k[r]), v)).values[-1]
+        keep_k = row >= kth
+        prob = torch.softmax(row.masked_fill(~keep_k, float("-inf")), dim=-1)
+        order = torch.argsort(row)  # ascending, as vLLM sorts
+        cum = prob[order].double().cumsum(0)
+        upto = cum[torch.searchsorted(row[order], row, right=True) - 1]  # mass of tokens <= own, ties whole
+        floor = float(torch.ones((), dtype=p.dtype) - p[r])  # 1 - p in the engine's float32
+        keep = keep_k & (upto > floor)
+        out[r] = row.masked_fill(~keep, float("-inf"))
+    return out
+
 
 # %% [markdown]
-# ## Edge rows and the sampler on top
+# ## The kernel against the reference, with the edge rows
+# Rows 0-7 are edges: k = 1; k = V and k > V with p = 1 (the row passes untouched); p = 1 alone (top-k only);
+# a tiny p (only the argmax); a row of equal logits with k = 3 (ties: every token stays); a tie straddling
+# the k-th value (k + 1 stay); k = V alone (top-p only).
 
 # %%
-masked = top_k_top_p(logits, k, p)
-kept = torch.isfinite(masked).sum(-1)
-check(int(kept[0]) == 1, "k = 1 is greedy")
-check(int(torch.isfinite(top_p_mask(logits, p))[3].sum()) == 1, "tiny p keeps only the argmax")
-check(int(torch.isfinite(top_p_mask(logits, p))[2].sum()) == V, "p = 1 keeps the whole vocabulary")
+rows = int(given("batch_rows", 32, unit="requests", source="test batch (small: the interpreter runs it in CI)"))
+vocab = int(given("vocab", 1000, unit="tokens", source="test vocabulary (the kernel's tile is next_pow2(vocab))"))
+tie_k = int(given("tie_k", 3, source="k of the all-equal row: ties keep the whole row whatever k is"))
+tiny_p = given("tiny_p", 1e-6, source="edge row: a p below any token's mass keeps only the argmax")
+p_off = given("p_off", 1.0, source="p = 1 means no top-p filtering (vLLM, HF)")
+greedy_k = int(given("greedy_k", 1, source="edge row: k = 1 is greedy"))
+
+
+def batch(b, v):
+    logits = torch.randn(b, v) * 3
+    k = torch.randint(1, 60, (b,), dtype=torch.int32)
+    p = (torch.rand(b) * 0.98 + 0.01).float()
+    return logits, k, p
+
+
+logits, k, p = batch(rows, vocab)
+k[0] = greedy_k
+k[1], k[2] = vocab, vocab + 5
+p[1], p[2] = p_off, p_off
+p[3] = p_off
+p[4] = tiny_p
+logits[5] = 0.5
+k[5] = tie_k
+straddle_k = int(given("straddle_k", 4, source="edge row: k whose k-th and (k+1)-th logits are made equal"))
+top = logits[6].topk(10).indices
+logits[6, top[straddle_k]] = logits[6, top[straddle_k - 1]]  # the k-th and (k+1)-th largest tie
+k[6] = straddle_k
+p[6] = p_off
+k[7] = vocab
+
+triton_check("top_k_top_p_vs_reference", launch, reference, logits, k, p, bytes_moved=2 * logits.numel() * 4 + rows * 8)
+out = launch(logits, k, p)
+kept = torch.isfinite(out).sum(-1)
+check(int(kept[0]) == 1 and int(out[0].argmax()) == int(logits[0].argmax()), "k = 1 keeps the argmax alone")
+check(bool(torch.equal(out[1:3], logits[1:3])), "k = V or k > V with p = 1: the rows pass untouched")
+check(int(kept[4]) == 1, "a tiny p keeps only the argmax")
+check(int(kept[5]) == vocab, "equal logits: ties at the k-th value keep the whole row, whatever k is")
+check(int(kept[6]) == 5, "a tie at the k-th value keeps k + 1 tokens")
+check(int(kept[7]) < vocab, "k = V leaves top-p to filter alone")
 check(bool((kept >= 1).all()), "no row is ever left empty")
-
-
-def sample(masked: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Exponential-race sampling: argmax(probs / E), E ~ Exp(1); no sort, no cumsum, one pass."""
-    probs = torch.softmax(masked, dim=-1)
-    e = torch.empty_like(probs).exponential_(generator=gen)
-    return (probs / e).argmax(-1)
-
-
-gen = torch.Generator().manual_seed(1)
-draws = sample(masked.repeat(50, 1), gen).view(50, -1)  # 50 draws per row, one batched call
-inside = torch.isfinite(masked.gather(-1, draws.T))
-check(bool(inside.all()), "every sampled token is inside its row's kept set")
-probs0 = torch.softmax(logits, -1).sort(-1, descending=True).values
-mass_before_top = claim("mass_before_argmax", float((probs0.cumsum(-1) - probs0)[:, 0].abs().max()), unit="fraction")
-check(mass_before_top == 0.0, "the mass before the most likely token is exactly zero")
-small_batch = given("small_batch", 1, unit="requests", source="latency-bound end of the batch range")
-mean_kept = claim("mean_kept_tokens", float(kept.double().mean()), unit="tokens")
+mean_kept = claim("mean_kept_tokens", float(kept[8:].double().mean()), unit="tokens")
+tie_kept = claim("tie_row_kept", int(kept[6]), unit="tokens")
 
 # %% [markdown]
-# ## Cost at a real vocabulary: the sort is the expensive part
-# A full sort per row over Llama-3.1's vocabulary; the script records the CPU time (not asserted).
+# ## p = 1 keeps every token with non-zero probability, where the "mass before < p" rule does not
+# The descending form keeps a token while the mass above it is below p. In float32 that mass reaches 1.0
+# before the tail ends, so at p = 1 it drops tokens that asked for no filtering; vLLM's ascending form tests
+# the mass at or below against 1 - p = 0 and keeps every token whose probability did not underflow to zero.
 
 # %%
-big_v = int(fact("llama3_1_8b.vocab_size", "llama_vocab"))
-rows = int(given("timing_rows", 8, unit="requests", source="rows in the timing run"))
-big = torch.randn(rows, big_v)
-t0 = time.perf_counter()
-top_k_top_p(big, torch.full((rows,), 50), torch.full((rows,), 0.9))
-timing("top_k_top_p_8_rows_llama_vocab", time.perf_counter() - t0)
-print(float(mean_kept))
+row3 = torch.softmax(logits[3], -1)
+sorted_desc = row3.sort(descending=True).values
+mass_before = torch.cumsum(sorted_desc, 0) - sorted_desc
+dropped_desc = claim("dropped_by_mass_before_at_p1", int((mass_before >= 1.0).sum()), unit="tokens")
+check(dropped_desc > 0, "the descending float32 rule drops tokens at p = 1 on this row")
+kth3 = logits[3].topk(int(k[3])).values[-1]
+check(int(kept[3]) == int((logits[3] >= kth3).sum()), "p = 1: the kernel keeps exactly what top-k kept")
+
+# %% [markdown]
+# ## Broken kernels fail the same check
+# Top-p on the full softmax instead of the renormalised top-k survivors, and exactly-k with ties dropped.
+
+# %%
+triton_check("bug_top_p_before_renormalising", lambda *a: launch(*a, bug=1), reference, logits, k, p, expect_mismatch=True)
+bug1_diff = claim("bug_full_softmax_differing", int((launch(logits, k, p, bug=1) != reference(logits, k, p)).sum()), unit="elements")
+triton_check("bug_exactly_k_drops_ties", lambda *a: launch(*a, bug=2), reference, logits, k, p, expect_mismatch=True)
+
+# %% [markdown]
+# ## At a real vocabulary
+# The same kernel at Llama-3.1's vocabulary: one 131,072-wide tile per row, 64 passes over it for the two
+# bisections. Through the interpreter the check runs 2 rows; compiled on a GPU it runs 64 rows and is timed
+# against the reference, and the bytes it must move (read the logits, write the filtered row) set the bound.
+
+# %%
+llama_vocab = int(fact("llama3_1_8b.vocab_size", "llama_vocab"))
+gpu_rows = int(given("gpu_rows", 64, unit="requests", source="rows of the compiled, timed run (a decode batch)"))
+cpu_rows = int(given("cpu_rows", 2, unit="requests", source="rows of the interpreter run (CI time)"))
+big_rows = gpu_rows if device() == "cuda" else cpu_rows
+big = batch(big_rows, llama_vocab)
+big_bytes = 2 * big_rows * llama_vocab * 4 + big_rows * 8
+triton_check("top_k_top_p_llama_vocab", launch, reference, *big, bytes_moved=big_bytes)
+gpu_bytes = claim("gpu_run_bytes", 2 * gpu_rows * llama_vocab * 4 + gpu_rows * 8, unit="B")
+passes = claim("passes_per_row", 2 * steps)
+tile = claim("tile_width", triton.next_power_of_2(llama_vocab), unit="elements")

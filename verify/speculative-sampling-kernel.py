@@ -1,152 +1,261 @@
 # %% [markdown]
-# # Speculative sampling: accept/reject, the residual, and a test that the output is the target's
-# The accept/reject rule and the residual distribution are from Leviathan, Kalman & Matias (ICML 2023,
-# arXiv:2211.17192, Algorithm 1 and Theorem 3.5's setup). Draft q and target p are fixed random
-# distributions over a small vocabulary, so positions are i.i.d. and Eq. (1) holds exactly.
+# # Speculative sampling as a batched Triton kernel: γ drafted tokens per row, first rejection ends the row
+# The rule is Leviathan, Kalman & Matias (ICML 2023, arXiv:2211.17192, Algorithm 1). The kernel's shape
+# follows vLLM's rejection sampler (vllm/v1/sample/rejection_sampler.py: `rejection_random_sample_kernel`
+# for the accept loop, `sample_recovered_tokens_kernel` for the residual draw by an exponential race),
+# fused into one launch over a dense `[batch, γ, vocab]` layout. All randomness is an input, so the kernel
+# is a pure function and can be compared token for token with a PyTorch reference.
 
 # %%
 import torch
+import triton
+import triton.language as tl
 
-from qbank.verify import check, claim, given, kernel_check
+from qbank.verify import check, claim, device, fact, given, triton_check
 
 torch.manual_seed(0)
-vocab = int(given("vocab", 8, unit="tokens", source="toy vocabulary, small enough for a chi-square test"))
-n_samples = int(given("n_samples", 200_000, unit="elements", source="sample count for the empirical test"))
-false_alarm = given(
-    "false_alarm_rate", 0.001, unit="fraction", source="chosen test level: a correct kernel fails 1 run in 1000"
-)
-gamma = int(given("gamma", 4, unit="tokens", source="draft length for the multi-token run"))
-n_steps = int(given("n_steps", 50_000, unit="steps", source="verification steps for the accepted-length test"))
-
-logits = torch.randn(vocab, dtype=torch.float64) * 1.5
-p = torch.softmax(logits, dim=0)  # target
-q = torch.softmax(logits + 0.7 * torch.randn(vocab, dtype=torch.float64), dim=0)  # draft: a noisy copy
 
 
-# %% [markdown]
-# ## The kernel
-# Batched over rows: each row has a drafted token `x ~ q`, a uniform `u` for the accept test and a
-# uniform `v` for the residual draw (inverse CDF), so the kernel is deterministic given its inputs.
+@triton.jit
+def spec_sample_kernel(
+    target_ptr,  # [B, GAMMA + 1, V] float32: target probabilities; row GAMMA is the bonus position
+    draft_ptr,  # [B, GAMMA, V] float32: draft probabilities the drafted tokens were sampled from
+    tokens_ptr,  # [B, GAMMA] int64: drafted tokens
+    uniform_ptr,  # [B, GAMMA] float32: U[0, 1) for the accept tests
+    race_ptr,  # [B, GAMMA + 1, V] float32: 1 / E with E ~ Exp(1), for the residual and bonus draws
+    out_ptr,  # [B, GAMMA + 1] int64, pre-filled with -1: emitted tokens
+    n_out_ptr,  # [B] int32: tokens emitted per row (1 .. GAMMA + 1)
+    B,
+    V,
+    GAMMA: tl.constexpr,
+    BLOCK_R: tl.constexpr,
+    BLOCK_V: tl.constexpr,
+    BUG: tl.constexpr,  # 0: correct; 1: residual drawn from p, not max(0, p - q); 2: no stop at a rejection
+):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    rmask = rows < B
+    cols = tl.arange(0, BLOCK_V)
+    tile = rmask[:, None] & (cols < V)[None, :]
+    alive = rmask
+    n_out = tl.zeros([BLOCK_R], dtype=tl.int32)
+    for i in tl.static_range(GAMMA):
+        tok = tl.load(tokens_ptr + rows * GAMMA + i, mask=rmask, other=0)
+        q_tok = tl.load(draft_ptr + (rows * GAMMA + i) * V + tok, mask=rmask, other=0.0)
+        p_tok = tl.load(target_ptr + (rows * (GAMMA + 1) + i) * V + tok, mask=rmask, other=0.0)
+        u = tl.load(uniform_ptr + rows * GAMMA + i, mask=rmask, other=1.0)
+        # vLLM: `draft_prob > 0 and target_prob / draft_prob >= uniform_prob`; multiplied out, so no
+        # approximate GPU division and no 0/0 for a token the draft gave no mass
+        accept = (q_tok > 0) & (p_tok >= u * q_tok)
+        p_row = tl.load(target_ptr + (rows[:, None] * (GAMMA + 1) + i) * V + cols[None, :], mask=tile, other=0.0)
+        q_row = tl.load(draft_ptr + (rows[:, None] * GAMMA + i) * V + cols[None, :], mask=tile, other=0.0)
+        w = tl.load(race_ptr + (rows[:, None] * (GAMMA + 1) + i) * V + cols[None, :], mask=tile, other=0.0)
+        resid = tl.maximum(p_row - q_row, 0.0)
+        if BUG == 1:
+            resid = p_row
+        # argmax(r / E) draws from r / sum(r): the race is scale-free, so the residual is never normalised
+        recovered = tl.argmax(tl.where(tile, resid * w, -1.0), axis=1)
+        emit = tl.where(accept, tok, recovered.to(tl.int64))
+        tl.store(out_ptr + rows * (GAMMA + 1) + i, emit, mask=alive)
+        n_out += alive.to(tl.int32)
+        if BUG != 2:
+            alive = alive & accept
+    p_b = tl.load(target_ptr + (rows[:, None] * (GAMMA + 1) + GAMMA) * V + cols[None, :], mask=tile, other=0.0)
+    w_b = tl.load(race_ptr + (rows[:, None] * (GAMMA + 1) + GAMMA) * V + cols[None, :], mask=tile, other=0.0)
+    bonus = tl.argmax(tl.where(tile, p_b * w_b, -1.0), axis=1)
+    tl.store(out_ptr + rows * (GAMMA + 1) + GAMMA, bonus.to(tl.int64), mask=alive)
+    n_out += alive.to(tl.int32)
+    tl.store(n_out_ptr + rows, n_out, mask=rmask)
 
 
-# %%
-def speculative_step(
-    p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor
-) -> torch.Tensor:
-    """Return the emitted token per row: x if accepted, else a draw from norm(max(0, p - q))."""
-    px, qx = p[x], q[x]
-    accept = u * qx < px  # u < p/q without dividing by a zero q
-    resid = torch.clamp(p - q, min=0)
-    resid = resid / resid.sum()
-    cdf = torch.cumsum(resid, 0)
-    r = torch.searchsorted(cdf, (v * cdf[-1]).unsqueeze(-1)).squeeze(-1).clamp(max=p.numel() - 1)
-    return torch.where(accept, x, r)
+def launch(target, draft, tokens, uniform, expo, bug=0):
+    """One program per BLOCK_R rows; each holds a [BLOCK_R, next_pow2(V)] tile of p, q and race weights."""
+    b, gamma, v = draft.shape
+    block_v = triton.next_power_of_2(v)
+    block_r = max(1, min(1024, 16384 // block_v))
+    out = torch.full((b, gamma + 1), -1, dtype=torch.int64, device=target.device)
+    n_out = torch.zeros(b, dtype=torch.int32, device=target.device)
+    race = 1.0 / expo  # IEEE division in torch on either device: bit-identical weights for the reference
+    grid = (triton.cdiv(b, block_r),)
+    spec_sample_kernel[grid](
+        target, draft, tokens, uniform, race, out, n_out, b, v, GAMMA=gamma, BLOCK_R=block_r, BLOCK_V=block_v, BUG=bug
+    )
+    return out, n_out
 
 
-def reference_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Row-by-row Python version of the same rule, written for clarity."""
-    out = []
-    resid = [max(0.0, float(a) - float(b)) for a, b in zip(p, q, strict=False)]
-    total = sum(resid)
-    for xi, ui, vi in zip(x.tolist(), u.tolist(), v.tolist(), strict=False):
-        if ui < float(p[xi]) / float(q[xi]):
-            out.append(xi)
-            continue
-        acc, pick = 0.0, len(resid) - 1
-        for tok, r in enumerate(resid):
-            acc += r / total
-            if vi <= acc:
-                pick = tok
+def reference(target, draft, tokens, uniform, expo):
+    """Algorithm 1 row by row, with the same randoms: accept while u * q(x) <= p(x); at the first
+    rejection emit argmax(max(0, p - q) / E); if all γ survive, emit the bonus argmax(p_{γ+1} / E)."""
+    b, gamma, v = draft.shape
+    out = torch.full((b, gamma + 1), -1, dtype=torch.int64)
+    n_out = torch.zeros(b, dtype=torch.int32)
+    race = 1.0 / expo
+    for r in range(b):
+        n = 0
+        for i in range(gamma + 1):
+            n += 1
+            if i == gamma:
+                out[r, i] = int(torch.argmax(target[r, i] * race[r, i]))
                 break
-        out.append(pick)
-    return torch.tensor(out)
+            x = int(tokens[r, i])
+            qx, px = draft[r, i, x], target[r, i, x]
+            if qx > 0 and px >= uniform[r, i] * qx:
+                out[r, i] = x
+                continue
+            out[r, i] = int(torch.argmax(torch.clamp(target[r, i] - draft[r, i], min=0) * race[r, i]))
+            break
+        n_out[r] = n
+    return out, n_out
 
 
-x = torch.multinomial(q, 4096, replacement=True)
-u, v = torch.rand(4096, dtype=torch.float64), torch.rand(4096, dtype=torch.float64)
-kernel_check("speculative_step_vs_rowwise", speculative_step, reference_step, p, q, x, u, v)
+def distributions(b, gamma, v, sharpness, noise):
+    """Per-row, per-position target p and a draft q that is a noisy copy of it (float32, like engines)."""
+    logits = torch.randn(b, gamma + 1, v) * sharpness
+    p = torch.softmax(logits, dim=-1)
+    q = torch.softmax(logits[:, :gamma] + noise * torch.randn(b, gamma, v), dim=-1)
+    return p, q
 
-# %% [markdown]
-# ## Exact algebra: P(emit y) = q(y) min(1, p/q) + (1 - alpha) r(y) = p(y)
 
-# %%
-alpha_formula = claim("alpha_formula", float(torch.minimum(p, q).sum()), unit="fraction")
-tv = claim("tv_distance", 0.5 * float((p - q).abs().sum()), unit="fraction")
-check(abs(alpha_formula - (1 - tv)) < 1e-12, "sum of min(p, q) equals 1 - TV(p, q)")
-resid = torch.clamp(p - q, min=0)
-emit = q * torch.minimum(torch.ones_like(p), p / q) + (1 - alpha_formula) * resid / resid.sum()
-check(torch.allclose(emit, p, atol=1e-15), "analytic output distribution equals p")
-check(abs(float(p.sum()) - 1) < 1e-12, "p is a distribution")
-prob_total = claim("prob_total", float(emit.sum()), unit="fraction")
-check(float(resid.min()) == 0.0, "the residual max(0, p - q) is 0 wherever q covers p")
-
-# %% [markdown]
-# ## Empirical test: chi-square goodness of fit at a stated false-alarm rate
-# Critical value by the Wilson–Hilferty approximation (Wilson & Hilferty 1931):
-# chi2_{k,1-a} ~= k (1 - 2/(9k) + z_{1-a} sqrt(2/(9k)))^3, with z from torch.special.ndtri.
-
-# %%
-dof = claim("dof", vocab - 1, unit="dims")
-z = float(torch.special.ndtri(torch.tensor(1 - false_alarm, dtype=torch.float64)))
-crit = claim("chi2_critical", dof * (1 - 2 / (9 * dof) + z * (2 / (9 * dof)) ** 0.5) ** 3)
-table = given(
-    "chi2_critical_table",
-    24.322,
-    source="chi-square table, 7 d.o.f., upper 0.001 point (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4)",
-)
-wh_tol = given("wh_tolerance", 0.01, unit="fraction", source="acceptance band for the approximation against the table")
-check(abs(crit - table) / table < wh_tol, "Wilson-Hilferty within 1% of the tabulated critical value")
-
-xs = torch.multinomial(q, n_samples, replacement=True)
-us, vs = torch.rand(n_samples, dtype=torch.float64), torch.rand(n_samples, dtype=torch.float64)
-ys = speculative_step(p, q, xs, us, vs)
-counts = torch.bincount(ys, minlength=vocab).double()
-stat = claim("chi2_stat", float(((counts - n_samples * p) ** 2 / (n_samples * p)).sum()))
-check(stat < crit, "kernel output passes the goodness-of-fit test against p")
-
-accepted = (us * q[xs] < p[xs]).double()
-alpha_measured = claim("alpha_measured", float(accepted.mean()), unit="fraction")
-band = given(
-    "sigma_band",
-    4,
-    source="tolerance in standard errors of a binomial proportion; 4 sigma keeps false alarms below 1e-4",
-)
-sigma = (alpha_formula * (1 - alpha_formula) / n_samples) ** 0.5
-check(abs(alpha_measured - alpha_formula) < band * sigma, "measured acceptance within 4 sigma of sum min(p, q)")
+def draw_inputs(p, q):
+    """Drafted tokens x ~ q, accept uniforms, exponential race noise for every position incl. the bonus."""
+    b, gamma, v = q.shape
+    tokens = torch.multinomial(q.reshape(-1, v), 1).view(b, gamma)
+    uniform = torch.rand(b, gamma)
+    expo = torch.empty(b, gamma + 1, v).exponential_()
+    return tokens, uniform, expo
 
 
 # %% [markdown]
-# ## The test has power: resampling from p on rejection (a common bug) fails it
-
+# ## The kernel against the reference, token for token
+# A batch of rows with their own distributions, plus edge rows: a draft equal to the target (every test
+# passes: γ tokens and the bonus), a draft whose tokens the target gives no mass (rejected at once), and a
+# drafted token the draft itself gave no mass (vLLM rejects it rather than divide by zero).
 
 # %%
-def buggy_step(p: torch.Tensor, q: torch.Tensor, x: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Wrong: on rejection, draw from p instead of the residual."""
-    cdf = torch.cumsum(p, 0)
-    r = torch.searchsorted(cdf, (v * cdf[-1]).unsqueeze(-1)).squeeze(-1).clamp(max=p.numel() - 1)
-    return torch.where(u * q[x] < p[x], x, r)
+batch = int(given("batch_rows", 48, unit="requests", source="test batch (small: the interpreter runs it in CI)"))
+gamma = int(given("gamma", 4, unit="tokens", source="drafted tokens per row, a common EAGLE/MTP setting"))
+vocab = int(given("vocab", 256, unit="tokens", source="test vocabulary (the kernel's tile is next_pow2(vocab))"))
+sharp = given("logit_scale", 2.0, source="std of the test logits: peaked enough that acceptance is mixed")
+noise = given("draft_noise", 1.0, source="std of the draft's logit perturbation")
+p, q = distributions(batch, gamma, vocab, sharp, noise)
+tokens, uniform, expo = draw_inputs(p, q)
+q[0] = p[0, :gamma]  # row 0: draft equals target
+tokens[0] = torch.multinomial(q[0], 1).view(gamma)
+p[1, 0] = 0.0  # row 1: the target gives no mass to the first drafted token's ...
+p[1, 0, (tokens[1, 0] + 1) % vocab] = 1.0  # ... and all of it to another one
+q[2, 0, tokens[2, 0]] = 0.0  # row 2: a drafted token with draft probability 0
+
+bytes_moved = int(p.numel() * 4 + q.numel() * 4 + expo.numel() * 4 + tokens.numel() * 8 + uniform.numel() * 4)
+bytes_moved += batch * (gamma + 1) * 8 + batch * 4
+triton_check("spec_sample_vs_reference", launch, reference, p, q, tokens, uniform, expo, bytes_moved=bytes_moved)
+
+out, n_out = launch(p, q, tokens, uniform, expo)
+check(int(n_out[0]) == gamma + 1 and bool((out[0, :gamma] == tokens[0]).all()), "draft = target: all γ and the bonus")
+check(int(n_out[1]) == 1 and int(out[1, 0]) == int((tokens[1, 0] + 1) % vocab), "p(x) = 0: rejected, residual's token")
+check(int(n_out[2]) == 1, "q(x) = 0: rejected without dividing by zero")
+check(bool((out.gather(1, (n_out.long() - 1).unsqueeze(1)) >= 0).all()), "every row emits at least one token")
+check(bool(((out >= 0).sum(1) == n_out).all()), "tokens after a row's first rejection stay unwritten (-1)")
+mean_emitted = claim("mean_tokens_emitted", float(n_out[3:].double().mean()), unit="tokens")
+
+# %% [markdown]
+# ## At a real vocabulary
+# Llama-3.1's vocabulary makes each position a 131,072-wide tile: the kernel reads p, q and the race weights
+# once per position, so its cost is bytes, and on a GPU the timed run says how close to HBM bandwidth it gets.
+# Through the interpreter the check runs 2 rows; compiled it runs 64.
+
+# %%
+llama_vocab = int(fact("llama3_1_8b.vocab_size", "llama_vocab"))
+gpu_rows = int(given("gpu_rows", 64, unit="requests", source="rows of the compiled, timed run (a decode batch)"))
+cpu_rows = int(given("cpu_rows", 2, unit="requests", source="rows of the interpreter run (CI time)"))
+big_rows = gpu_rows if device() == "cuda" else cpu_rows
+bp, bq = distributions(big_rows, gamma, llama_vocab, sharp, noise)
+big = (bp, bq, *draw_inputs(bp, bq))
+big_bytes = 4 * (bp.numel() + bq.numel() + big[4].numel()) + 12 * big_rows * gamma + 12 * big_rows * (gamma + 1)
+triton_check("spec_sample_llama_vocab", launch, reference, *big, bytes_moved=big_bytes)
+per_row_bytes = claim("bytes_per_row_llama", 4 * llama_vocab * (3 * gamma + 2), unit="B")
+
+# %% [markdown]
+# ## Broken kernels fail the exact check
+# Drawing the residual from p, and carrying on after a rejection, each change the output tokens.
+
+# %%
+args = (p, q, tokens, uniform, expo)
+triton_check("bug_residual_from_p", lambda *a: launch(*a, bug=1), reference, *args, expect_mismatch=True)
+triton_check("bug_no_stop_at_rejection", lambda *a: launch(*a, bug=2), reference, *args, expect_mismatch=True)
+
+# %% [markdown]
+# ## Losslessness, measured, at a stated false-alarm rate
+# Every row gets the same per-position p_i and q_i, so emitted tokens pool into counts per position. With
+# p_i fixed in advance (not conditioned on the prefix), the token a correct kernel emits at position i,
+# whenever it emits one there, is distributed exactly as p_i, bonus position included. Pearson's statistic
+# summed over the γ + 1 positions is chi-square with (γ + 1)(V - 1) degrees of freedom under that null; the
+# critical value is the exact upper quantile, by bisection on the regularised upper incomplete gamma
+# function Q(k/2, c/2) = P(X > c) (torch.special.gammaincc), so no table and no approximation.
+
+# %%
+n_rows = int(given("stat_rows", 40_000, unit="requests", source="rows sampled for the test"))
+small_v = int(given("stat_vocab", 12, unit="tokens", source="vocabulary of the test (expected counts >= 5 per cell)"))
+alpha_fa = given("false_alarm_rate", 0.001, unit="fraction", source="chosen test level: a correct kernel fails 1 seed in 1,000")
+p1, q1 = distributions(1, gamma, small_v, sharp, noise)
+p_s = p1.expand(n_rows, gamma + 1, small_v).contiguous()
+q_s = q1.expand(n_rows, gamma, small_v).contiguous()
+t_s, u_s, e_s = draw_inputs(p_s, q_s)
 
 
-bc = torch.bincount(buggy_step(p, q, xs, us, vs), minlength=vocab).double()
-bug_stat = claim("chi2_stat_buggy", float(((bc - n_samples * p) ** 2 / (n_samples * p)).sum()))
-check(bug_stat > crit, "the buggy residual is rejected by the same test")
+def chi_square(bug):
+    """Pearson's statistic over all positions of the kernel's output; also the rows emitting at each one."""
+    o, n = launch(p_s, q_s, t_s, u_s, e_s, bug=bug)
+    stat, reach = 0.0, []
+    for i in range(gamma + 1):
+        emitted = o[n > i, i]
+        expected = emitted.numel() * p1[0, i].double()
+        counts = torch.bincount(emitted, minlength=small_v).double()
+        stat += float(((counts - expected) ** 2 / expected).sum())
+        reach.append(emitted.numel())
+    return stat, reach, n
+
+
+dof = claim("chi2_dof", (gamma + 1) * (small_v - 1), unit="dims")
+lo, hi = 0.0, 10.0 * dof
+for _ in range(200):
+    mid = (lo + hi) / 2
+    tail = float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), torch.tensor(mid / 2, dtype=torch.float64)))
+    lo, hi = (mid, hi) if tail > alpha_fa else (lo, mid)
+crit = claim("chi2_critical", hi)
+stat, reach, n_s = chi_square(0)
+chi2_stat = claim("chi2_stat", stat)
+p_value = claim("p_value", float(torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64), torch.tensor(stat / 2, dtype=torch.float64))), unit="fraction")
+check(stat < crit, "the kernel's emitted tokens pass the chi-square test against the target at every position")
+min_expected = claim("min_expected_count", min(r * float(p1[0, i].min()) for i, r in enumerate(reach)), unit="elements")
+check(min_expected >= 5, "every cell expects at least 5 counts (the chi-square approximation holds)")
+bonus_rows = claim("bonus_rows", reach[gamma], unit="requests")
+
+# %% [markdown]
+# ## The test has power, and a blind spot
+# Drawing the residual from p is the classic bug: accepted tokens already contributed min(p, q), so the
+# output over-weights where p and q agree. Not stopping at a rejection leaves every position's marginal
+# intact (p_i does not depend on the prefix here), so this test cannot see it; the exact check above can.
+
+# %%
+bug_stat, _, _ = chi_square(1)
+chi2_bug = claim("chi2_stat_residual_from_p", bug_stat)
+check(bug_stat > crit, "the residual-from-p kernel fails the same test")
 bug_ratio = claim("bug_over_critical", bug_stat / crit, unit="x")
+blind_stat, _, _ = chi_square(2)
+chi2_blind = claim("chi2_stat_no_stop", blind_stat)
+check(blind_stat < crit, "the no-stop kernel passes the marginal test: only the exact check catches it")
 
 # %% [markdown]
-# ## Accepted length per verification step against Leviathan Eq. (1)
-# Each step drafts gamma tokens and stops at the first rejection (which still emits one token); if all
-# gamma are accepted the target's extra position emits a bonus token: E[tokens] = (1 - a^(g+1))/(1 - a).
+# ## Tokens per verification step against the acceptance rates
+# Position i accepts with α_i = Σ min(p_i, q_i) (= 1 − TV(p_i, q_i)), independently here, so a step emits
+# 1 + α_1 + α_1α_2 + … + α_1⋯α_γ tokens on average: the first rejection still emits a token, and a fully
+# accepted draft adds the bonus.
 
 # %%
-u_steps = torch.rand(n_steps, gamma, dtype=torch.float64)
-x_steps = torch.multinomial(q, n_steps * gamma, replacement=True).view(n_steps, gamma)
-acc = u_steps * q[x_steps] < p[x_steps]
-run = torch.cumprod(acc.long(), dim=1).sum(1)  # accepted prefix length
-tokens_measured = claim("tokens_per_step_measured", float((run + 1).double().mean()), unit="tokens")
-a = alpha_formula
-tokens_formula = claim("tokens_per_step_formula", (1 - a ** (gamma + 1)) / (1 - a), unit="tokens")
-check(abs(tokens_measured - tokens_formula) < 0.02, "measured tokens per step within 0.02 of Eq. (1)")
-print(
-    f"alpha={alpha_formula:.4f} measured={alpha_measured:.4f} chi2={stat:.2f} crit={crit:.2f} bug={bug_stat:.0f} "
-    f"tokens {tokens_measured:.3f} vs {tokens_formula:.3f}"
-)
+alphas = torch.minimum(p1[0, :gamma].double(), q1[0].double()).sum(-1)
+alpha_first = claim("alpha_position_1", float(alphas[0]), unit="fraction")
+expected_tokens = claim("tokens_per_step_formula", float(torch.cumprod(torch.cat([torch.ones(1, dtype=torch.float64), alphas]), 0).sum()), unit="tokens")
+measured_tokens = claim("tokens_per_step_measured", float(n_s.double().mean()), unit="tokens")
+sigma_band = given("sigma_band", 4, source="tolerance in standard errors of the mean; 4 sigma: false alarm below 1e-4")
+se = float(n_s.double().std()) / n_rows**0.5
+check(abs(measured_tokens - expected_tokens) < sigma_band * se, "measured tokens per step within 4 standard errors of the formula")
+print(f"chi2={stat:.1f} crit={crit:.1f} p={p_value:.3f} bug={bug_stat:.0f} no-stop={blind_stat:.1f} tokens {measured_tokens:.3f} vs {expected_tokens:.3f}")

@@ -635,6 +635,37 @@ def cmd_gpu_keygen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_gpu_check(args: argparse.Namespace) -> int:
+    """On a GPU: run every kernel check compiled, time the Triton kernels, freeze and sign the results, and
+    print one line per kernel (time, GB/s, fraction of the datasheet peak, the PyTorch reference's time)."""
+    from .verify import engine
+    from .verify.frozen import SIGNING_ENV, FreezeError, load_signing_key
+    from .verify.kernels.summary import rows, text
+    from .verify.options import RunOptions
+
+    root = _root(args)
+    fake = os.environ.get("QBANK_FAKE_CUDA") or None
+    try:
+        engine.resolve_device("cuda", fake)
+        load_signing_key(os.environ.get(SIGNING_ENV))  # before minutes of GPU time, not after
+    except (engine.VerifyUsageError, FreezeError) as exc:
+        raise UsageError(str(exc)) from exc
+    scripts = engine.discover(root)
+    slugs = args.slugs or [s for s, p in scripts.items() if engine.GPU_HINT.search(Path(p).read_text("utf-8"))]
+    config = engine.VerifyConfig(
+        slugs=slugs, jobs=1, device="cuda", force=True, strict=args.strict, options=RunOptions(fake_cuda=fake)
+    )
+    log = None if args.format == "json" else (lambda line: print(line, flush=True))
+    try:
+        run = engine.verify(root, config, log=log)
+    except engine.VerifyUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    print(text(rows(run.entries)), flush=True)
+    written = sorted(str(r.get("frozen_written")) for r in run.results if r.get("frozen_written"))
+    print(f"frozen and signed: {', '.join(written) or 'nothing'} (commit them)", flush=True)
+    return emit(run.report, args)
+
+
 TRUST_HELP = "run scripts WITHOUT the sandbox (your own scripts, your own machine; refused under CI=true)"
 
 
@@ -700,6 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mem-limit", type=float, default=4.0, metavar="GiB", help="address-space limit per script")
     p.add_argument("--trust-local", action="store_true", help=TRUST_HELP)
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("gpu-check", parents=[common], help="on a GPU: run, time, freeze and sign every kernel check")
+    p.add_argument("slugs", nargs="*", metavar="SLUG", help="only these scripts (default: every one with a kernel)")
+    p.set_defaults(func=cmd_gpu_check)
 
     p = sub.add_parser("gpu-keygen", parents=[common], help="make the GPU runner's key for signing frozen results")
     p.add_argument("--out", required=True, metavar="PATH", help="where the private key goes (0600; never overwritten)")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 SCRIPT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.py$")
 DEFAULT_TIMEOUT = 120
-GPU_HINT = re.compile(r"cuda|kernel_check")
+GPU_HINT = re.compile(r"cuda|kernel_check|triton_check")
 STRICT_CODES = {"verify-frozen-stale", "verify-needs-gpu"}
 
 

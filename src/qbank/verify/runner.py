@@ -129,6 +129,12 @@ def child_env(root: Path, run_dir: Path, work: Path, options: RunOptions) -> dic
         # Triton kernels run through its interpreter: decided when @triton.jit decorates, so set before start
         env["TRITON_INTERPRET"] = "1"
     env["TRITON_CACHE_DIR"] = str(work / ".triton")  # in the run's tmpfs: nothing compiled outlives the run
+    if options.device == "cuda" and not options.fake_cuda:
+        from .sandbox.view import libcuda_dir
+
+        found = libcuda_dir(os.environ.get("LD_LIBRARY_PATH"))
+        if found:
+            env["TRITON_LIBCUDA_PATH"] = found  # Triton would ask /sbin/ldconfig, outside the wall
     env.update(dict(options.extra_env))
     return env
 
@@ -263,8 +269,8 @@ def _run_bwrap(root: Path, script: Path, timeout: float, options: RunOptions, ho
     config = _config(script, root, run_dir, work, timeout, options)
     uid = identity.job_uid()
     group = limits.create(config["mem_bytes"]) if identity.is_root() else None
-    seen = view.build(root, src)
     gpu = options.device == "cuda" and not options.fake_cuda
+    seen = view.build(root, src, toolchain=gpu)
     channel = _Channel(cap=8 * options.output_cap + (16 << 20))
     faults, progress = _side_files(host_dir)
     sr, sw = os.pipe()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from qbank.verify.sandbox import bwrap, seccomp, view
 
 
@@ -87,3 +89,27 @@ def test_seccomp_denies_the_wall_breakers() -> None:
     ):
         assert syscall in names
     assert seccomp.compile_filter()  # libseccomp is present here: the filter compiles
+
+
+def test_the_compiler_is_in_view_only_for_a_gpu_run(tmp_path: Path) -> None:
+    """Triton's first compile on a GPU runs gcc over C headers; a CPU run (the interpreter) never sees them."""
+    from qbank.verify.runner import RunOptions, child_env
+
+    src = Path(__file__).resolve().parents[3] / "src"
+    cpu = view.build(tmp_path, src)
+    gpu = view.build(tmp_path, src, toolchain=True)
+    cpu_roots, gpu_roots = set(cpu.roots), set(gpu.roots)
+    assert not cpu_roots & {"/usr/bin", "/bin", "/usr/include"}
+    present = {p for p in ("/usr/bin", "/usr/include") if Path(p).is_dir()}
+    assert present and present <= gpu_roots and cpu_roots <= gpu_roots
+    env = child_env(tmp_path, tmp_path / "run", tmp_path / "work", RunOptions(device="cpu"))
+    assert env["TRITON_INTERPRET"] == "1" and env["TRITON_CACHE_DIR"] == str(tmp_path / "work" / ".triton")
+    env = child_env(tmp_path, tmp_path / "run", tmp_path / "work", RunOptions(device="cuda"))
+    assert "TRITON_INTERPRET" not in env  # a real GPU compiles
+    env = child_env(tmp_path, tmp_path / "run", tmp_path / "work", RunOptions(device="cuda", fake_cuda="Fake"))
+    assert env["TRITON_INTERPRET"] == "1"  # the fake GPU is the CPU
+
+
+def test_libcuda_is_found_where_the_driver_put_it(tmp_path: Path) -> None:
+    (tmp_path / "libcuda.so.1").write_bytes(b"")
+    assert view.libcuda_dir(f"/nonexistent:{tmp_path}") == str(tmp_path)

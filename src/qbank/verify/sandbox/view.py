@@ -16,6 +16,19 @@ from pathlib import Path
 from .bwrap import Bind
 
 SYSTEM_LIBS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/etc/ld.so.cache")
+TOOLCHAIN = ("/usr/bin", "/bin", "/usr/include", "/usr/libexec")
+"""What Triton's first compile on a GPU runs: ``gcc`` (with ``as``/``ld``) over C headers."""
+LIBCUDA_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
+                "/usr/lib/wsl/lib")  # fmt: skip
+
+
+def libcuda_dir(extra: str | None = None) -> str | None:
+    """The folder of the driver's ``libcuda.so.1`` (Triton otherwise asks ``/sbin/ldconfig``, which the wall
+    does not show); ``extra`` is a colon-separated list searched first (``$LD_LIBRARY_PATH``)."""
+    for folder in [*(extra or "").split(":"), *LIBCUDA_DIRS]:
+        if folder and os.path.exists(os.path.join(folder, "libcuda.so.1")):
+            return os.path.realpath(folder)
+    return None
 
 
 @dataclass
@@ -54,16 +67,21 @@ def wanted(repo: Path, src: Path) -> list[str]:
     return out
 
 
-def build(repo: Path, src: Path, as_fds: bool = False) -> View:
-    """Name (or, with ``as_fds``, open with O_PATH) every source; a missing one raises FileNotFoundError."""
+def build(repo: Path, src: Path, as_fds: bool = False, toolchain: bool = False) -> View:
+    """Name (or, with ``as_fds``, open with O_PATH) every source; a missing one raises FileNotFoundError.
+
+    ``toolchain`` (GPU runs only): also the C compiler and headers (read-only), which Triton needs to build
+    its CUDA launcher the first time a kernel compiles, and the folder holding the driver's libcuda.
+    """
     view = View()
     try:
-        for path in SYSTEM_LIBS:
+        for path in SYSTEM_LIBS + (TOOLCHAIN if toolchain else ()):
             if os.path.islink(path):
                 view.symlinks.append((os.readlink(path), path))
             elif os.path.exists(path):
                 _add(view, path, as_fds)
-        for path in wanted(repo, src):
+        cuda_lib = libcuda_dir(os.environ.get("LD_LIBRARY_PATH")) if toolchain else None
+        for path in [*wanted(repo, src), *([cuda_lib] if cuda_lib else [])]:
             if _covered(path, [b.dest for b in view.binds]):
                 continue
             _add(view, path, as_fds)

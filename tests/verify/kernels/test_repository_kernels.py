@@ -1,0 +1,76 @@
+"""Every Triton kernel of the repository, through the interpreter in the sandbox, as CI runs it: each script
+that calls ``triton_check`` passes, every kernel check says it ran through the interpreter, its broken
+variants are there and differ; and sabotaging a real kernel turns the verdict into a failure."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qbank.verify import store
+from qbank.verify.engine import VerifyConfig, verify
+
+from ...conftest import REPO
+
+pytestmark = [pytest.mark.slow]
+
+TRITON_SCRIPTS = sorted(p.stem for p in (REPO / "verify").glob("*.py") if "triton_check(" in p.read_text("utf-8"))
+# one sabotage per kernel this repository's own tests own: (slug, text in the kernel, its broken replacement)
+SABOTAGE = [
+    # the row keeps accepting after its first rejection
+    ("speculative-sampling-kernel", "if BUG != 2:\n            alive = alive & accept", "alive = alive"),
+    # top-p on the full softmax
+    ("batched-top-k-top-p-kernels", "    live = keep_k\n", "    live = valid\n"),
+]
+
+
+def repo_with(tmp_path: Path, slug: str) -> Path:
+    """A copy of the repository's verification inputs for one script (the script, its question, the facts)."""
+    root = tmp_path / "repo"
+    (root / "verify" / "_lib").mkdir(parents=True)
+    (root / "questions").mkdir()
+    shutil.copy(REPO / "verify" / f"{slug}.py", root / "verify")
+    shutil.copy(REPO / "questions" / f"{slug}.yaml", root / "questions")
+    shutil.copy(REPO / "verify" / "_lib" / "facts.yaml", root / "verify" / "_lib")
+    return root
+
+
+def run(root: Path, slug: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    result = verify(root, VerifyConfig(slugs=[slug], device="cpu")).results[0]
+    entry = store.read_entry(root, slug)
+    assert entry is not None
+    return result, entry["record"]
+
+
+def test_the_repository_has_triton_kernels() -> None:
+    assert {"speculative-sampling-kernel", "batched-top-k-top-p-kernels"} <= set(TRITON_SCRIPTS)
+
+
+@pytest.mark.parametrize("slug", TRITON_SCRIPTS)
+def test_every_kernel_passes_through_the_interpreter(tmp_path: Path, slug: str) -> None:
+    result, record = run(repo_with(tmp_path, slug), slug)
+    assert result["outcome"] == "pass", result["problems"]
+    kernels = [k for k in record["kernels"] if k.get("kind") == "triton"]
+    assert kernels and all(k["path"] == "triton-interpreter" and k["device_name"] == "CPU" for k in kernels)
+    assert all(k["ok"] for k in kernels) and all("timing" not in k for k in kernels)
+    broken = [k for k in kernels if k["expect_mismatch"]]
+    assert broken and all(k["matched"] is False for k in broken)  # each broken variant really differs
+    assert all(k["path"] == "triton-interpreter" for k in result["kernels"])  # what the page is told
+
+
+@pytest.mark.parametrize(("slug", "good", "bad"), SABOTAGE, ids=[s[0] for s in SABOTAGE])
+def test_a_sabotaged_kernel_fails_its_check(tmp_path: Path, slug: str, good: str, bad: str) -> None:
+    root = repo_with(tmp_path, slug)
+    path = root / "verify" / f"{slug}.py"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(good) == 1
+    path.write_text(text.replace(good, bad), encoding="utf-8")
+    result, record = run(root, slug)
+    assert result["outcome"] == "fail"
+    main = [k for k in record["kernels"] if not k["expect_mismatch"]]
+    assert main and not all(k["ok"] for k in main)
+    assert any(re.search(r"verify-check-failed", p["code"]) for p in result["problems"])
