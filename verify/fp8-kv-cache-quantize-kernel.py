@@ -18,7 +18,7 @@ from fp8_kv_kernel import (
     quantize_per_token_reference,
 )
 
-from qbank.verify import check, claim, fact, given, triton_check
+from qbank.verify import check, claim, device, fact, given, triton_check
 
 e4m3_max = given("e4m3_max", 448, source="arXiv:2209.05433 §3 Table 1 (E4M3 max normal 448); OCP OFP8 spec v1.0")
 mant_bits = given("e4m3_mantissa_bits", 3, source="arXiv:2209.05433 §3 Table 1")
@@ -125,4 +125,17 @@ claim("per_token_head_scale_overhead", per_head_scale / fp8_tok, unit="fraction"
 step_bf16 = claim("step_read_bf16", ctx * bf16_tok, unit="B")
 step_fp8 = claim("step_read_fp8_per_head_scales", ctx * (fp8_tok + per_head_scale), unit="B")
 claim("step_read_ratio", step_fp8 / step_bf16, unit="fraction")
+
+# %% [markdown]
+# ## The write kernel at the size that is timed on a GPU
+# Compiled on a GPU, this check quantises a prefill chunk's keys for one layer of Llama-3.1-70B on one
+# GPU, 8192 tokens of 8 KV heads x 128 dims, per-token scales; the interpreter gets 4 toy tokens.
+
+# %%
+on_gpu = device() == "cuda" and torch.cuda.is_available()
+timed_tokens = given("timed_prefill_tokens", 8192, unit="tokens", source="example prefill chunk, timed on a GPU only")
+tok_t, cols_t = (int(timed_tokens), int(kv_heads * head_dim)) if on_gpu else (4, toy_cols)
+timed = torch.randn(tok_t, cols_t, generator=g)
+triton_check("fp8_quantize_per_token_batch", quantize_per_token, quantize_per_token_reference, timed,
+             bytes_moved=tok_t * cols_t * 5 + tok_t * 4)
 print(rel_half_ulp, normal_range, n_codes, worst, sat_frac, clip_err, wrapped_val, fp8_err, int8_err, step_fp8)

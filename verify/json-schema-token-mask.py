@@ -14,7 +14,7 @@ import torch
 
 from bitmask_kernel import apply_bitmask, apply_bitmask_msb_first, apply_bitmask_reference, bitmask_bytes
 
-from qbank.verify import check, claim, fact, given, kernel_check, triton_check
+from qbank.verify import check, claim, device, fact, given, kernel_check, triton_check
 
 torch.manual_seed(0)
 bits_per_word = int(given("bits_per_word", 32, source="int32 word width in bits"))
@@ -318,4 +318,19 @@ fp32 = given("logit_bytes", 4, unit="B", source="float32 logits, the dtype vLLM'
 pass_bytes = claim("mask_pass_bytes", bitmask_bytes(batch, llama_vocab, fp32), unit="B")
 h100_bw = fact("h100_sxm.hbm_bandwidth", "h100_hbm_bandwidth")
 pass_s = claim("mask_pass_seconds", pass_bytes / (h100_bw * 1e12), unit="s")
+
+# %% [markdown]
+# ## The kernel at the size that is timed on a GPU
+# Compiled on a GPU, this check runs the kernel on the batch priced above: 256 rows of Llama-3.1's
+# vocabulary in float32 with random words, so the page's time and bandwidth are the production pass's.
+# Through the interpreter on the CPU it runs on 4 rows of 77 tokens.
+
+# %%
+on_gpu = device() == "cuda" and torch.cuda.is_available()
+rows_t, vocab_t = (int(batch), int(llama_vocab)) if on_gpu else (4, rand_bits)
+gen = torch.Generator().manual_seed(3)
+timed_logits = torch.randn(rows_t, vocab_t, generator=gen)
+timed_words = (torch.randint(0, 2**32, (rows_t, -(-vocab_t // 32)), generator=gen) - 2**31).to(torch.int32)
+triton_check("bitmask_kernel_batch", launch, apply_bitmask_reference, timed_logits, timed_words,
+             bytes_moved=bitmask_bytes(rows_t, vocab_t, int(fp32)))
 print(pass_bytes, pass_s, n_states, vocab, words_per_row, llama_words, llama_bytes, ds_words, batch_bytes, bool_bytes, valid_frac)

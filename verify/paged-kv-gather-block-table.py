@@ -10,7 +10,7 @@
 import torch
 from paged_gather_kernel import gather_bytes, paged_gather, paged_gather_ignoring_holes, paged_gather_reference
 
-from qbank.verify import check, claim, fact, given, triton_check
+from qbank.verify import check, claim, device, fact, given, triton_check
 
 g = torch.Generator().manual_seed(5)
 toy_blocks = int(given("toy_blocks", 12, unit="blocks", source="toy physical pool for the interpreter check"))
@@ -66,4 +66,22 @@ check(passes_gather == 3 * passes_paged, "gather-then-attend moves three times t
 link = fact("networking.nic_per_gpu_connectx7", "nic_gbit")
 wire_s = claim("wire_seconds_per_gpu", kv_ctx / tp / (link * 1e9 / 8), unit="s")
 check(wire_s > 20 * gather_s, "packing the send buffer is small beside the network transfer it feeds")
+
+# %% [markdown]
+# ## The kernel at the size that is timed on a GPU
+# Compiled on a GPU, this check gathers one layer's K for 8 sequences of the 32k-token context above,
+# on one GPU's share (1 KV head of 128 dims, bf16, vLLM's 16-token blocks) from a shuffled pool, so the
+# page's bandwidth is the production gather's. Through the interpreter it is a toy of 2 short sequences.
+
+# %%
+on_gpu = device() == "cuda" and torch.cuda.is_available()
+timed_seqs = given("timed_sequences", 8, unit="requests", source="example batch of long contexts, timed on a GPU only")
+seqs_t, ctx_t, bs_t = (int(timed_seqs), int(ctx), int(block)) if on_gpu else (2, 24, toy_bs)
+heads_t, dim_t = (int(kv_heads / tp), int(head_dim)) if on_gpu else (2, 8)
+blocks_t = seqs_t * ctx_t // bs_t
+pool = torch.randn(blocks_t + 64, bs_t, heads_t, dim_t, generator=g).to(torch.bfloat16)
+shuffled = torch.randperm(blocks_t + 64, generator=g)[:blocks_t].to(torch.int32).reshape(seqs_t, -1)
+full = torch.full((seqs_t,), ctx_t, dtype=torch.int32)
+triton_check("paged_gather_batch", paged_gather, paged_gather_reference, pool, shuffled, full,
+             bytes_moved=gather_bytes(seqs_t * ctx_t, heads_t, dim_t, 2))
 print(kv_tok, row_gpu, block_run, n_blocks, table_b, kv_ctx, gather_all, gather_gpu, gather_s, attend_s, wire_s)
