@@ -20,6 +20,18 @@ import triton.language as tl
 from qbank.verify import check, claim, device, fact, given, triton_check
 
 torch.manual_seed(0)
+
+
+# where launch() runs outside triton_check: compiled on a real GPU, else through the interpreter on the CPU
+on = "cuda" if device() == "cuda" and torch.cuda.is_available() else "cpu"
+
+
+def on_device(fn, *args, **kw):
+    """Call fn with its tensor arguments on `on`; tensor results come back to the CPU."""
+    res = fn(*[a.to(on) if isinstance(a, torch.Tensor) else a for a in args], **kw)
+    return tuple(r.cpu() for r in res) if isinstance(res, tuple) else res.cpu()
+
+
 steps = int(given("bisection_steps", 32, unit="steps", source="int32 keys: 2^32 candidates, halved by each step"))
 
 
@@ -32,58 +44,68 @@ def float_key(x):
 
 @triton.jit
 def top_k_top_p_kernel(
-    logits_ptr, k_ptr, p_ptr, out_ptr, V, BLOCK_V: tl.constexpr, STEPS: tl.constexpr, BUG: tl.constexpr
-):
-    """One program per row. BUG 1: top-p over the full softmax, not the top-k survivors; BUG 2: exactly k
-    tokens by index order (ties dropped), the semantics no engine uses."""
-    row = tl.program_id(0)
+    logits_ptr, k_ptr, p_ptr, out_ptr, B, V,
+    ROWS: tl.constexpr, BLOCK_V: tl.constexpr, STEPS: tl.constexpr, BUG: tl.constexpr,
+):  # fmt: skip
+    """ROWS rows per program, each with its own k and p. BUG 1: top-p over the full softmax, not the top-k
+    survivors; BUG 2: exactly k tokens by index order (ties dropped), the semantics no engine uses."""
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK_V)
-    valid = cols < V
-    x = tl.load(logits_ptr + row * V + cols, mask=valid, other=float("-inf"))
+    valid = (rows < B)[:, None] & (cols < V)[None, :]
+    offs = rows[:, None] * V + cols[None, :]
+    x = tl.load(logits_ptr + offs, mask=valid, other=float("-inf"))
     key = tl.where(valid, float_key(x), -(2**40))  # padding sorts below every float, -inf included
-    k = tl.load(k_ptr + row).to(tl.int64)
-    p = tl.load(p_ptr + row)
+    k = tl.load(k_ptr + rows, mask=rows < B, other=1).to(tl.int64)
+    p = tl.load(p_ptr + rows, mask=rows < B, other=1.0)
 
     # top-k: the largest K with #{key >= K} >= k is the k-th largest value; k >= V leaves K at the bottom
-    lo = tl.full((), -(2**31), tl.int64)
-    hi = tl.full((), 2**31 - 1, tl.int64)
+    lo = tl.full([ROWS], -(2**31), tl.int64)
+    hi = tl.full([ROWS], 2**31 - 1, tl.int64)
     for _ in range(STEPS):
         mid = lo + (hi - lo + 1) // 2
-        enough = tl.sum((key >= mid).to(tl.int64), axis=0) >= k
+        enough = tl.sum((key >= mid[:, None]).to(tl.int64), axis=1) >= k
         lo = tl.where(enough, mid, lo)
         hi = tl.where(enough, hi, mid - 1)
-    keep_k = valid & (key >= lo)
+    keep_k = valid & (key >= lo[:, None])
     if BUG == 2:  # the k-th value's ties admitted in index order until exactly k are kept
-        at = valid & (key == lo)
-        room = k - tl.sum((valid & (key > lo)).to(tl.int64), axis=0)
-        keep_k = valid & ((key > lo) | (at & (tl.cumsum(at.to(tl.int64), axis=0) <= room)))
+        at = valid & (key == lo[:, None])
+        room = k - tl.sum((valid & (key > lo[:, None])).to(tl.int64), axis=1)
+        keep_k = valid & ((key > lo[:, None]) | (at & (tl.cumsum(at.to(tl.int64), axis=1) <= room[:, None])))
 
     # softmax over the survivors (BUG 1: over the whole row)
     live = keep_k
     if BUG == 1:
         live = valid
-    m = tl.max(tl.where(live, x, float("-inf")), axis=0)
-    e = tl.where(live, tl.exp(x - m), 0.0)
-    prob = e / tl.sum(e, axis=0)
+    m = tl.max(tl.where(live, x, float("-inf")), axis=1)
+    e = tl.where(live, tl.exp(x - m[:, None]), 0.0)
+    prob = e / tl.sum(e, axis=1)[:, None]
 
     # top-p: drop a token when the mass of tokens with probability <= its own is <= 1 - p; that mass grows
     # with the key, so the smallest K whose mass exceeds 1 - p is the threshold
     floor = 1.0 - p
-    lo = tl.full((), -(2**31), tl.int64)
-    hi = tl.full((), 2**31 - 1, tl.int64)
+    lo = tl.full([ROWS], -(2**31), tl.int64)
+    hi = tl.full([ROWS], 2**31 - 1, tl.int64)
     for _ in range(STEPS):
         mid = lo + (hi - lo) // 2
-        above = tl.sum(tl.where(key <= mid, prob, 0.0), axis=0) > floor
+        above = tl.sum(tl.where(key <= mid[:, None], prob, 0.0), axis=1) > floor
         hi = tl.where(above, mid, hi)
         lo = tl.where(above, lo, mid + 1)
-    keep = keep_k & (key >= hi)
-    tl.store(out_ptr + row * V + cols, tl.where(keep, x, float("-inf")), mask=valid)
+    keep = keep_k & (key >= hi[:, None])
+    tl.store(out_ptr + offs, tl.where(keep, x, float("-inf")), mask=valid)
 
 
 def launch(logits, k, p, bug=0):
+    """A program holds ROWS rows of a next_pow2(V)-wide tile: many rows for a small vocabulary, one for a
+    real one (spread over 16 warps on a GPU)."""
     b, v = logits.shape
     out = torch.empty_like(logits)
-    top_k_top_p_kernel[(b,)](logits, k, p, out, v, BLOCK_V=triton.next_power_of_2(v), STEPS=steps, BUG=bug)
+    block_v = triton.next_power_of_2(v)
+    rows = max(1, min(16, 16384 // block_v))
+    warps = 4 if rows * block_v <= 4096 else 16
+    grid = (triton.cdiv(b, rows),)
+    top_k_top_p_kernel[grid](
+        logits, k, p, out, b, v, ROWS=rows, BLOCK_V=block_v, STEPS=steps, BUG=bug, num_warps=warps
+    )
     return out
 
 
@@ -144,7 +166,7 @@ p[6] = p_off
 k[7] = vocab
 
 triton_check("top_k_top_p_vs_reference", launch, reference, logits, k, p, bytes_moved=2 * logits.numel() * 4 + rows * 8)
-out = launch(logits, k, p)
+out = on_device(launch, logits, k, p)
 kept = torch.isfinite(out).sum(-1)
 check(int(kept[0]) == 1 and int(out[0].argmax()) == int(logits[0].argmax()), "k = 1 keeps the argmax alone")
 check(bool(torch.equal(out[1:3], logits[1:3])), "k = V or k > V with p = 1: the rows pass untouched")
@@ -177,7 +199,7 @@ check(int(kept[3]) == int((logits[3] >= kth3).sum()), "p = 1: the kernel keeps e
 
 # %%
 triton_check("bug_top_p_before_renormalising", lambda *a: launch(*a, bug=1), reference, logits, k, p, expect_mismatch=True)
-bug1_diff = claim("bug_full_softmax_differing", int((launch(logits, k, p, bug=1) != reference(logits, k, p)).sum()), unit="elements")
+bug1_diff = claim("bug_full_softmax_differing", int((on_device(launch, logits, k, p, bug=1) != reference(logits, k, p)).sum()), unit="elements")
 triton_check("bug_exactly_k_drops_ties", lambda *a: launch(*a, bug=2), reference, logits, k, p, expect_mismatch=True)
 
 # %% [markdown]

@@ -16,6 +16,16 @@ from qbank.verify import check, claim, device, fact, given, triton_check
 torch.manual_seed(0)
 
 
+# where launch() runs outside triton_check: compiled on a real GPU, else through the interpreter on the CPU
+on = "cuda" if device() == "cuda" and torch.cuda.is_available() else "cpu"
+
+
+def on_device(fn, *args, **kw):
+    """Call fn with its tensor arguments on `on`; tensor results come back to the CPU."""
+    res = fn(*[a.to(on) if isinstance(a, torch.Tensor) else a for a in args], **kw)
+    return tuple(r.cpu() for r in res) if isinstance(res, tuple) else res.cpu()
+
+
 @triton.jit
 def spec_sample_kernel(
     target_ptr,  # [B, GAMMA + 1, V] float32: target probabilities; row GAMMA is the bonus position
@@ -77,7 +87,8 @@ def launch(target, draft, tokens, uniform, expo, bug=0):
     race = 1.0 / expo  # IEEE division in torch on either device: bit-identical weights for the reference
     grid = (triton.cdiv(b, block_r),)
     spec_sample_kernel[grid](
-        target, draft, tokens, uniform, race, out, n_out, b, v, GAMMA=gamma, BLOCK_R=block_r, BLOCK_V=block_v, BUG=bug
+        target, draft, tokens, uniform, race, out, n_out, b, v, GAMMA=gamma, BLOCK_R=block_r, BLOCK_V=block_v, BUG=bug,
+        num_warps=4 if block_r * block_v <= 4096 else 16,
     )
     return out, n_out
 
@@ -148,7 +159,7 @@ bytes_moved = int(p.numel() * 4 + q.numel() * 4 + expo.numel() * 4 + tokens.nume
 bytes_moved += batch * (gamma + 1) * 8 + batch * 4
 triton_check("spec_sample_vs_reference", launch, reference, p, q, tokens, uniform, expo, bytes_moved=bytes_moved)
 
-out, n_out = launch(p, q, tokens, uniform, expo)
+out, n_out = on_device(launch, p, q, tokens, uniform, expo)
 check(int(n_out[0]) == gamma + 1 and bool((out[0, :gamma] == tokens[0]).all()), "draft = target: all γ and the bonus")
 check(int(n_out[1]) == 1 and int(out[1, 0]) == int((tokens[1, 0] + 1) % vocab), "p(x) = 0: rejected, residual's token")
 check(int(n_out[2]) == 1, "q(x) = 0: rejected without dividing by zero")
@@ -203,7 +214,7 @@ t_s, u_s, e_s = draw_inputs(p_s, q_s)
 
 def chi_square(bug):
     """Pearson's statistic over all positions of the kernel's output; also the rows emitting at each one."""
-    o, n = launch(p_s, q_s, t_s, u_s, e_s, bug=bug)
+    o, n = on_device(launch, p_s, q_s, t_s, u_s, e_s, bug=bug)
     stat, reach = 0.0, []
     for i in range(gamma + 1):
         emitted = o[n > i, i]

@@ -62,13 +62,39 @@ def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
     ]
     free = _derivation(d, False, 1, "questions/x.md", Settings())
     assert "## Executed derivation" in free and "### Steps" in free and "{=kv}" not in free
-    assert "| rmsnorm | NVIDIA H200 | 2026-11-30T03:00:00Z | pass |" in free
+    assert "| rmsnorm | NVIDIA H200 | pass | 2026-11-30T03:00:00Z |" in free  # no speed column: nothing timed
     premium = _derivation(d, True, 2, "questions/x.md", Settings())
     assert "KV = 2 L H d b" not in premium and 'data-qb-section="2"' in premium
     # kernel-check names, devices and times come from the premium script: sealed with it, never outside
     assert "topk" not in premium and "rmsnorm" not in premium and "2026-11-29" not in premium
     sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
-    assert "| topk | cpu | 2026-11-29 | needs-gpu |" in sealed and "KV = 2 L H d b" in sealed
+    assert "| topk | cpu | needs-gpu | 2026-11-29 |" in sealed and "KV = 2 L H d b" in sealed
     assert sealed.lstrip().startswith("<!--qbseal ") and " open premium 2 " in sealed
     sealed = _derivation(d, True, 2, "questions/x.md", Settings(paywall=True))
     assert "### Steps" in sealed and "{=kv}" not in sealed
+
+
+def test_triton_paths_are_never_blurred(tmp_path: Path) -> None:
+    """The build's interpreter check and a signed compiled run are separate rows; speed only on the compiled."""
+    timing = {"ms": 0.05, "bytes_per_s": 3.0e12, "peak_fraction": 0.625, "peak_bytes_per_s": 4.8e12, "ref_ms": 0.4}
+    gpu = {"device_name": "NVIDIA H200", "ok": True, "ran_at": "2026-12-01T10:00:00Z", "timing": timing}
+    d = from_result(
+        tmp_path,
+        {
+            "ran_at": "2026-12-02T06:00:00Z",
+            "kernels": [
+                {"name": "spec", "ok": True, "device": "cpu", "path": "triton-interpreter", "device_name": "CPU",
+                 "gpu": gpu},
+                {"name": "bug", "ok": True, "device": "cpu", "path": "triton-interpreter", "expect_mismatch": True,
+                 "timing": timing},
+            ],
+        },
+    )
+    free = _derivation(d, False, 1, "questions/x.md", Settings())
+    assert "| spec | Triton interpreter (CPU) | pass |  | 2026-12-02T06:00:00Z |" in free
+    assert (
+        "| spec | compiled, NVIDIA H200 | pass (frozen result, signed) | 0.05 ms · 3 TB/s, 62% of the 4.8 TB/s "
+        "datasheet peak · PyTorch reference 0.4 ms (8.0× the kernel's time) | 2026-12-01T10:00:00Z |"
+    ) in free
+    # a timing on an interpreter row (never written by the engine) is not shown as a speed
+    assert "| bug | Triton interpreter (CPU) | pass (broken on purpose: differs from the reference) |  |" in free

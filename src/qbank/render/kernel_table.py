@@ -12,7 +12,8 @@ from typing import Any
 from .derivation import KernelStamp
 from .text import md_escape
 
-HEADER = ("| check | ran on | result | speed (compiled runs only) | ran at |", "| --- | --- | --- | --- | --- |")
+HEADER = ("| check | ran on | result | ran at |", "| --- | --- | --- | --- |")
+TIMED_HEADER = ("| check | ran on | result | speed (compiled runs only) | ran at |", "| --- | --- | --- | --- | --- |")
 
 
 def where(k: KernelStamp) -> str:
@@ -51,10 +52,15 @@ def speed(timing: dict[str, Any] | None) -> str:
 
 
 def kernel_table(kernels: tuple[KernelStamp, ...] | list[KernelStamp]) -> list[str]:
-    """The Markdown lines of the table (cells escaped)."""
+    """The Markdown lines of the table (cells escaped); the speed column only when a compiled run has one."""
+    speeds = [speed(k.timing) if k.path == "triton-compiled" else "" for k in kernels]
+    if not any(speeds):
+        rows = [f"| {md_escape(k.name)} | {md_escape(where(k))} | {md_escape(k.outcome)} | {md_escape(k.ran_at)} |"
+                for k in kernels]  # fmt: skip
+        return [*HEADER, *rows]
     rows = [
-        f"| {md_escape(k.name)} | {md_escape(where(k))} | {md_escape(k.outcome)} | "
-        f"{md_escape(speed(k.timing) if k.path == 'triton-compiled' else '')} | {md_escape(k.ran_at)} |"
-        for k in kernels
+        f"| {md_escape(k.name)} | {md_escape(where(k))} | {md_escape(k.outcome)} | {md_escape(s)} | "
+        f"{md_escape(k.ran_at)} |"
+        for k, s in zip(kernels, speeds, strict=True)
     ]
-    return [*HEADER, *rows]
+    return [*TIMED_HEADER, *rows]
