@@ -80,8 +80,8 @@ def top_k_top_p_kernel(
     e = tl.where(live, tl.exp(x - m[:, None]), 0.0)
     prob = e / tl.sum(e, axis=1)[:, None]
 
-    # top-p: drop a token when the mass of tokens with probability <= its own is <= 1 - p; that mass grows
-    # with the key, so the smallest K whose mass exceeds 1 - p is the threshold
+    # top-p: a token goes when the probability mass at or below it is <= 1 - p; bisect for the lowest key at
+    # which that cumulative mass passes 1 - p (it only increases with the key)
     floor = 1.0 - p
     lo = tl.full([ROWS], -(2**31), tl.int64)
     hi = tl.full([ROWS], 2**31 - 1, tl.int64)

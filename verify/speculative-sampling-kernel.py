@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Speculative sampling as a batched Triton kernel: γ drafted tokens per row, first rejection ends the row
+# # Rejection sampling fused into one Triton launch: per-row accept loop, residual draw, bonus token
 # The rule is Leviathan, Kalman & Matias (ICML 2023, arXiv:2211.17192, Algorithm 1). The kernel's shape
 # follows vLLM's rejection sampler (vllm/v1/sample/rejection_sampler.py: `rejection_random_sample_kernel`
 # for the accept loop, `sample_recovered_tokens_kernel` for the residual draw by an exponential race),
