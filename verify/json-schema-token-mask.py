@@ -12,7 +12,9 @@ import re
 
 import torch
 
-from qbank.verify import check, claim, fact, given, kernel_check
+from bitmask_kernel import apply_bitmask, apply_bitmask_msb_first, apply_bitmask_reference, bitmask_bytes
+
+from qbank.verify import check, claim, device, fact, given, kernel_check, triton_check
 
 torch.manual_seed(0)
 bits_per_word = int(given("bits_per_word", 32, source="int32 word width in bits"))
@@ -183,15 +185,14 @@ def pack_reference(allowed: torch.Tensor) -> torch.Tensor:
     return torch.tensor(out, dtype=torch.int32).reshape(*allowed.shape[:-1], w)
 
 
-def apply_mask(logits: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
-    """logits [B, V] float, words [B, W] int32 -> logits with -inf where the bit is 0."""
-    v = logits.shape[-1]
-    shifts = torch.arange(32, dtype=torch.int32, device=words.device)
-    bits = ((words.unsqueeze(-1) >> shifts) & 1).flatten(-2)[..., :v].bool()
-    return logits.masked_fill(~bits, float("-inf"))
+# The hot loop is a Triton kernel (verify/_lib/bitmask_kernel.py): one program per (row, 256 tokens),
+# reading 8 words and unpacking them in registers. apply_mask is its PyTorch reference, used below for
+# the rollouts once the kernel is checked equal to it.
+apply_mask = apply_bitmask_reference
 
 
-def apply_reference(logits: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+def apply_loop(logits: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+    """Token by token, the slowest and plainest reading of the layout."""
     out = logits.clone()
     for b in range(logits.shape[0]):
         for t in range(logits.shape[1]):
@@ -206,9 +207,27 @@ kernel_check("pack_int32_vs_bitwise", pack, pack_reference, ALLOWED)
 rand_bits = int(given("random_row_bits", 77, unit="bit", source="a row length that is not a multiple of 32"))
 rand_allowed = torch.rand(16, rand_bits) < 0.5  # non-multiple of 32, bit 31 often set
 kernel_check("pack_random_vs_bitwise", pack, pack_reference, rand_allowed)
+kernel_block = int(given("kernel_block", 256, unit="tokens", source="BLOCK of the launches below (bitmask_kernel.py)"))
+claim("words_per_block", kernel_block // bits_per_word, unit="words")
+
+
+def launch(lg: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return apply_bitmask(lg, w, block=kernel_block)
+
+
 batch_states = torch.randint(0, dfa.n, (32,))
 logits = torch.randn(32, vocab)
-kernel_check("apply_mask_vs_loop", apply_mask, apply_reference, logits, TABLE[batch_states])
+check(torch.equal(apply_bitmask_reference(logits, TABLE[batch_states]), apply_loop(logits, TABLE[batch_states])),
+      "the PyTorch reference equals the token-by-token loop")
+itemsize = logits.element_size()
+triton_check("bitmask_kernel", launch, apply_bitmask_reference, logits, TABLE[batch_states],
+             bytes_moved=bitmask_bytes(32, vocab, itemsize))
+wide_logits = torch.randn(16, rand_bits)
+rand_words = pack(rand_allowed)
+triton_check("bitmask_kernel_77_tokens", launch, apply_bitmask_reference, wide_logits, rand_words,
+             bytes_moved=bitmask_bytes(16, rand_bits, itemsize))
+triton_check("bitmask_kernel_msb_first", apply_bitmask_msb_first, apply_bitmask_reference, wide_logits, rand_words,
+             expect_mismatch=True)
 words_per_row = int(claim("words_per_row", TABLE.shape[1], unit="words"))
 
 # %% [markdown]
@@ -246,7 +265,10 @@ small = [t for t in VOCAB if t not in ("fal", "l", "false")]
 small_allowed, _ = allowed_table(small, len(small) - 1)
 fa_state = walk(0, '{"ok":fa')
 check(int(small_allowed[fa_state].sum()) == 0, "a vocabulary can leave a reachable state with an empty set")
-masked = apply_mask(torch.zeros(1, len(small)), pack(small_allowed[fa_state : fa_state + 1]))
+empty_row = pack(small_allowed[fa_state : fa_state + 1])
+triton_check("bitmask_kernel_empty_row", launch, apply_bitmask_reference, torch.zeros(1, len(small)), empty_row)
+masked = apply_bitmask_reference(torch.zeros(1, len(small)), empty_row)
+check(bool((masked == float("-inf")).all()), "the fully masked row is -inf everywhere")
 check(
     bool(torch.isnan(torch.softmax(masked, -1)).all()), "an empty set makes softmax NaN: must be detected, not sampled"
 )
@@ -292,4 +314,23 @@ ds_words = claim("deepseek_words", -(-ds_vocab // 32), unit="words")
 batch = given("batch", 256, unit="requests", source="example decode batch")
 batch_bytes = claim("batch_mask_bytes", batch * llama_bytes, unit="B")
 bool_bytes = claim("batch_bool_bytes", batch * llama_vocab, unit="B")
-print(n_states, vocab, words_per_row, llama_words, llama_bytes, ds_words, batch_bytes, bool_bytes, valid_frac)
+fp32 = given("logit_bytes", 4, unit="B", source="float32 logits, the dtype vLLM's sampler works in")
+pass_bytes = claim("mask_pass_bytes", bitmask_bytes(batch, llama_vocab, fp32), unit="B")
+h100_bw = fact("h100_sxm.hbm_bandwidth", "h100_hbm_bandwidth")
+pass_s = claim("mask_pass_seconds", pass_bytes / (h100_bw * 1e12), unit="s")
+
+# %% [markdown]
+# ## The kernel at the size that is timed on a GPU
+# Compiled on a GPU, this check runs the kernel on the batch priced above: 256 rows of Llama-3.1's
+# vocabulary in float32 with random words, so the page's time and bandwidth are the production pass's.
+# Through the interpreter on the CPU it runs on 4 rows of 77 tokens.
+
+# %%
+on_gpu = device() == "cuda" and torch.cuda.is_available()
+rows_t, vocab_t = (int(batch), int(llama_vocab)) if on_gpu else (4, rand_bits)
+gen = torch.Generator().manual_seed(3)
+timed_logits = torch.randn(rows_t, vocab_t, generator=gen)
+timed_words = (torch.randint(0, 2**32, (rows_t, -(-vocab_t // 32)), generator=gen) - 2**31).to(torch.int32)
+triton_check("bitmask_kernel_batch", launch, apply_bitmask_reference, timed_logits, timed_words,
+             bytes_moved=bitmask_bytes(rows_t, vocab_t, int(fp32)))
+print(pass_bytes, pass_s, n_states, vocab, words_per_row, llama_words, llama_bytes, ds_words, batch_bytes, bool_bytes, valid_frac)

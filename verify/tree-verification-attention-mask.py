@@ -8,7 +8,18 @@
 # %%
 import torch
 
-from qbank.verify import check, claim, kernel_check
+from tree_kernels import (
+    ancestors,
+    first_token_distribution,
+    tree_accept,
+    tree_accept_reference,
+    tree_accept_single_draft,
+    tree_attention,
+    tree_attention_causal,
+    tree_attention_reference,
+)
+
+from qbank.verify import check, claim, given, kernel_check, triton_check
 
 torch.manual_seed(0)
 V, D = 16, 32
@@ -57,19 +68,8 @@ parents_t, tokens_t = torch.tensor(parents), torch.tensor(tokens)
 n_nodes = int(claim("tree_nodes", len(parents), unit="nodes"))
 
 
-def ancestors(parents: torch.Tensor) -> torch.Tensor:
-    """[N, N] bool: anc[i, j] = node j is node i or one of its ancestors (pointer jumping, vectorized)."""
-    n = parents.numel()
-    anc = torch.eye(n, dtype=torch.bool)
-    cur = parents.clone()
-    rows = torch.arange(n)
-    for _ in range(n):  # depth <= n; stops early when every pointer reached the root
-        live = cur >= 0
-        if not bool(live.any()):
-            break
-        anc[rows[live], cur[live]] = True
-        cur = torch.where(live, parents[cur.clamp(min=0)], cur)
-    return anc
+# ancestors(parents) comes from verify/_lib/tree_kernels.py: one parent step per iteration, vectorised
+# over nodes, so as many iterations as the tree is deep.
 
 
 def tree_mask(parents: torch.Tensor, prefix_len: int) -> torch.Tensor:
@@ -204,4 +204,76 @@ check(sel[:accepted].tolist() == g[:accepted], "the accepted path is the target'
 
 # %%
 seq_passes = claim("sequential_branch_passes", n_leaves, unit="steps")
+
+# %% [markdown]
+# ## The tree-attention kernel (Triton)
+# One program per (node, query head) streams the prefix and tree keys in blocks with an online softmax;
+# a key is visible when it is in the prefix or an ancestor-or-self of the node. Grouped-query heads
+# (4 query heads on 2 KV heads) as in every current model. A kernel that uses the causal mask over the
+# packing order instead must disagree.
+
+# %%
+g = torch.Generator().manual_seed(1)
+heads = int(given("attn_heads", 4, unit="heads", source="toy attention shape for the kernel check"))
+kv_heads = int(given("attn_kv_heads", 2, unit="heads", source="toy attention shape for the kernel check"))
+hd = int(given("attn_head_dim", 16, unit="dims", source="toy attention shape for the kernel check"))
+anc8 = ancestors(parents_t).to(torch.int8)
+qa = torch.randn(n_nodes, heads, hd, generator=g)
+ka = torch.randn(P + n_nodes, kv_heads, hd, generator=g)
+va = torch.randn(P + n_nodes, kv_heads, hd, generator=g)
+attn_bytes = 4 * (qa.numel() + ka.numel() + va.numel() + qa.numel()) + anc8.numel()
+attn_flops = 4 * n_nodes * heads * (P + n_nodes) * hd
+triton_check("tree_attention", tree_attention, tree_attention_reference, qa, ka, va, anc8, P,
+             bytes_moved=attn_bytes, flops=attn_flops, rtol=1e-5, atol=1e-6)
+triton_check("tree_attention_causal_mask", tree_attention_causal, tree_attention_reference, qa, ka, va, anc8, P,
+             expect_mismatch=True)
+
+# %% [markdown]
+# ## Sampling: multi-draft acceptance with the recursive residual
+# SpecInfer (Miao et al., arXiv:2305.09781, §4, multi-step speculative sampling) and Recursive Speculative
+# Decoding (Jeon et al., arXiv:2402.14160): at a node, children are tried in order; child j, drawn from
+# q_j, is accepted with probability min(1, r(x_j) / q_j(x_j)) against the CURRENT residual r, and a
+# rejection updates r <- norm(max(0, r - q_j)) before the next sibling. First: the exact distribution of
+# the emitted token at a node with 3 children drawn i.i.d. from q, over all candidate tuples.
+
+# %%
+vs = int(given("toy_vocab", 6, unit="tokens", source="toy vocabulary for exact enumeration"))
+k_children = int(given("children", 3, unit="elements", source="children per node in the enumeration"))
+ge = torch.Generator().manual_seed(4)
+p_node = torch.softmax(torch.randn(vs, generator=ge, dtype=torch.float64) * 2, -1)
+q_node = torch.softmax(torch.randn(vs, generator=ge, dtype=torch.float64) * 2, -1)
+tv_multi = claim("tv_multi_draft", float((first_token_distribution(p_node, q_node, k_children) - p_node).abs().sum()) / 2,
+                 unit="fraction")
+tv_single = claim("tv_single_draft",
+                  float((first_token_distribution(p_node, q_node, k_children, single_draft=True) - p_node).abs().sum()) / 2,
+                  unit="fraction")
+tv_one = float((first_token_distribution(p_node, q_node, 1, single_draft=True) - p_node).abs().sum()) / 2
+check(tv_multi < 1e-12, "recursive residual: the emitted token is distributed exactly as the target")
+check(tv_single > 0.01, "single-draft residual with several drafts: the output is not the target's")
+check(tv_one < 1e-12, "with one draft the two rules coincide (why single-draft tests pass)")
+
+# %% [markdown]
+# ## The acceptance kernel (Triton), down the whole tree
+# Per batch row: target probabilities at the root and after every node, the draft distribution each
+# node was drawn from, the drafted tokens, uniforms supplied as input. Output: the deepest accepted node
+# and the emitted token (residual sample, or the bonus token at a leaf). Equal to the PyTorch reference
+# row by row given the same uniforms; the single-draft variant must disagree.
+
+# %%
+rows = int(given("accept_rows", 16, unit="requests", source="batch of the acceptance kernel check"))
+gk = torch.Generator().manual_seed(2)
+p_rows = torch.softmax(torch.randn(rows, n_nodes + 1, vs, generator=gk) * 1.5, -1)
+q_rows = torch.softmax(torch.randn(rows, n_nodes, vs, generator=gk) * 1.5, -1)
+drafted = torch.multinomial(q_rows.reshape(-1, vs), 1, generator=gk).reshape(rows, n_nodes).to(torch.int32)
+u_rows = torch.rand(rows, n_nodes, generator=gk)
+u_final = torch.rand(rows, generator=gk)
+par32 = parents_t.to(torch.int32)
+accept_args = (p_rows, q_rows, drafted, par32, u_rows, u_final)
+triton_check("tree_accept", tree_accept, tree_accept_reference, *accept_args,
+             bytes_moved=4 * (p_rows.numel() + q_rows.numel() + drafted.numel() + u_rows.numel() + 3 * rows))
+triton_check("tree_accept_single_draft_residual", tree_accept_single_draft, tree_accept_reference, *accept_args,
+             expect_mismatch=True)
+walk = tree_accept_reference(*accept_args)
+deepest = claim("max_accepted_depth", int(ancestors(parents_t).sum(1)[walk[:, 0].clamp(min=0)].max()), unit="tokens")
+check(bool((walk[:, 0] == -1).any()) and deepest >= 2, "some rows reject at the root, some go deeper")
 print(n_nodes, max_depth, n_leaves, accepted, emitted, sel.tolist())
