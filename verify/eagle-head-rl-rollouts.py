@@ -275,8 +275,8 @@ ratio_long = claim("spec_over_plain_long_late", spec_ratio(int(batch_long), ctx_
 check(ratio_long > ratio_late, "the longer the rollout, the more the KV read hides the verify compute")
 ratio_long_d = spec_ratio(int(batch_long), ctx_long, alpha_real_late, ec=eff_c, em=eff_m)
 check(abs(ratio_long_d - ratio_long) < 1e-9, "at 16,384 tokens derating changes nothing: memory-bound throughout")
-ctx_vlong = int(given("very_long_context", 65536, unit="tokens", source="example: a reasoning rollout of "
-                      "64K tokens, the scale of the generations RL reasoning systems such as Seer run"))
+ctx_vlong = int(given("very_long_context", 65536, unit="tokens", source="example: a reasoning rollout "
+                      "64K tokens deep, the regime of long chain-of-thought RL generations"))
 batch_vlong = claim("max_batch_very_long_ctx",
                     math.floor((kv_room - head_layer_bytes) / (ctx_vlong * kv_tok * (1 + 1 / L))), unit="requests")
 ratio_vlong = claim("spec_over_plain_very_long_late",
