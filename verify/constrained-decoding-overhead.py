@@ -80,4 +80,12 @@ check(dep < budget, "the runtime check now fits the per-request budget on one co
 check(0.5 < serial_ratio < 1, "but serially it takes most of the step: no headroom for schema growth or jitter")
 check(parallel < 0.1 * step, "spread over cores and overlapped, it is a few percent of the step")
 dep_headroom = claim("context_dependent_share_at_serial_limit", dep_share * step / serial, unit="fraction")
+# Serial placement (between sampling and the next launch): host time adds to the step, it is not hidden in it.
+# At the 58.8 us/request point the host's serial time equals the GPU step, so throughput halves.
+claim("throughput_at_serial_budget", step / (step + batch * budget), unit="fraction")
+serial_tput = claim("throughput_with_serial_checks", step / (step + serial), unit="fraction")
+check(0.5 < serial_tput < 0.6, "serial runtime checks cost almost half the throughput")
+# Jump-forward: each forced token it appends without a decode step saves a whole step of the batch,
+# against the per-request mask work a faster mask would save in that step.
+claim("step_over_mask_check", step / dep, unit="x")
 print(step, budget, mask_bytes, h2d, h2d_share, naive, table, dep, serial, parallel)

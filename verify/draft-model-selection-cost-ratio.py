@@ -9,7 +9,7 @@
 from qbank.verify import check, claim, fact, given
 
 
-def params(m: str) -> tuple[float, float, float]:
+def params(m: str) -> tuple[float, float, float, float, float, float]:
     L = fact(f"{m}.num_hidden_layers", f"{m}_layers")
     d = fact(f"{m}.hidden_size", f"{m}_hidden")
     kvh = fact(f"{m}.num_key_value_heads", f"{m}_kv_heads")
@@ -17,22 +17,26 @@ def params(m: str) -> tuple[float, float, float]:
     ffn = fact(f"{m}.intermediate_size", f"{m}_ffn")
     v = fact(f"{m}.vocab_size", f"{m}_vocab")
     layer = d * (2 * d + 2 * kvh * hd) + 3 * d * ffn
-    return L * layer + 2 * v * d, layer, v * d
+    return L * layer + 2 * v * d, layer, v * d, L * kvh * hd, d, L
 
 
-P405, layer405, head405 = params("llama3_1_405b")
-P70, _, _ = params("llama3_1_70b")
-P8, _, _ = params("llama3_1_8b")
+P405, layer405, head405, kv405, d405, layers405 = params("llama3_1_405b")
+P70, _, _, kv70, _, _ = params("llama3_1_70b")
+P8, _, _, kv8, _, _ = params("llama3_1_8b")
+# EAGLE's head fuses the target's feature and the token embedding, 2d -> d, before its decoder layer
+# (Li et al., arXiv:2401.15077 §4: "a fully connected layer" reduces the concatenated 2d features to d).
+fusion_fc = claim("head_fusion_fc_params", 2 * d405 * d405, unit="params")
+head_params = layer405 + head405 + fusion_fc
 claim("params_405b", P405, unit="params")
 claim("params_70b", P70, unit="params")
 claim("params_8b", P8, unit="params")
-claim("params_head", layer405 + head405, unit="params")
+claim("params_head", head_params, unit="params")
 check(400e9 < P405 < 410e9, "405B count lands near 405B")
 candidates = {
     "d8b": (P8, given("alpha_8b", 0.7, unit="fraction", source="assumed acceptance of the 8B sibling at T=1")),
     "d70b": (P70, given("alpha_70b", 0.85, unit="fraction", source="assumed acceptance of the 70B sibling at T=1")),
     "head": (
-        layer405 + head405,
+        head_params,
         given("alpha_head", 0.75, unit="fraction", source="assumed acceptance of a one-layer EAGLE-style head at T=1"),
     ),
 }
@@ -65,7 +69,7 @@ def alpha_to_reach(target: float, c: float) -> float:
 # How good would the 70B draft have to be? Against the winner (the head), not against the runner-up.
 c70 = P70 / P405
 c8 = P8 / P405
-c_head = (layer405 + head405) / P405
+c_head = head_params / P405
 need = claim("alpha_70b_to_tie", alpha_to_reach(results["head"], c70), unit="fraction")
 need_vs_8b = claim("alpha_70b_to_tie_8b", alpha_to_reach(results["d8b"], c70), unit="fraction")
 check(need > need_vs_8b, "beating the winner asks more of the 70B than beating the runner-up")
@@ -84,6 +88,19 @@ check(head_ties_8b < a_head and d8_ties_head > a8, "the assumed alphas sit insid
 margin_head = claim("head_margin_alpha", a_head - head_ties_8b, unit="fraction")
 margin_8b = claim("d8b_margin_alpha", d8_ties_head - a8, unit="fraction")
 # the head's cost is dominated by the LM head it re-runs
-claim("head_lm_share", head405 / (layer405 + head405), unit="fraction")
+claim("head_lm_share", head405 / head_params, unit="fraction")
+claim("head_margin_relative", margin_head / a_head, unit="fraction")
+claim("d8b_margin_relative", margin_8b / a8, unit="fraction")
+
+# %% [markdown]
+# ## Long context: a separate model's draft step also reads its own KV
+# Once the KV read dominates both steps, c tends to the ratio of KV bytes per token, which for the separate
+# models is far above the parameter ratio; the head keeps one layer of KV.
+
+# %%
+kv_c8 = claim("kv_ratio_8b", kv8 / kv405, unit="fraction")
+kv_c70 = claim("kv_ratio_70b", kv70 / kv405, unit="fraction")
+claim("kv_ratio_head", 1 / layers405, unit="fraction")
+check(kv_c8 > c8 and kv_c70 > c70, "at long context the sibling drafts get relatively costlier")
 print({k: (round(p / P405, 4), round(results[k], 2)) for k, (p, _) in candidates.items()}, need, need_vs_8b)
 print(head_ties_8b, d8_ties_head)

@@ -87,6 +87,17 @@ kv_gpu_8 = claim("kv_bytes_per_token_per_gpu_tp8",
                  2 * layers * math.ceil(kv_heads / tp8) * head_dim * bytes_bf16, unit="B")
 kv_gpu_4 = 2 * layers * math.ceil(kv_heads / tp) * head_dim * bytes_bf16
 check(kv_gpu_4 == doubling * kv_gpu_8, "up to TP=8, doubling the GPUs halves KV per token per GPU: the pool in tokens doubles")
+# Going from TP4 to TP8 halves KV per token per GPU AND halves the weights per GPU, so the pool in tokens more
+# than doubles: the freed weight memory joins the pool as well.
+w_gpu_8 = claim("weights_per_gpu_tp8", w_total / tp8, unit="B")
+pool_8 = requested - w_gpu_8 - act_peak - non_torch - graphs
+tokens_pool_8 = claim("pool_tokens_tp8", block * math.floor(pool_8 / (kv_gpu_8 * block)), unit="tokens")
+pool_growth = claim("pool_tokens_tp4_to_tp8", tokens_pool_8 / tokens_pool, unit="x")
+check(pool_growth > doubling, "the pool in tokens grows by more than the GPU count")
+# Before v0.21 the graphs were captured in the slack outside the 0.9 request.
+slack_old = claim("slack_outside_request_old", cuda_total - requested_old, unit="B")
+slack_over_graphs = claim("slack_over_example_graphs", slack_old / graphs, unit="x")
+check(slack_old > 10 * graphs, "the 0.9 default left far more slack than an example graph pool")
 dup = claim("kv_replication_tp16", tp16 / kv_heads, unit="x")
 check(kv_gpu_16 == kv_gpu_8 == 40 * 2**10, "40 KiB per token per GPU at TP=8 and at TP=16")
 check(pool_old < pool, "the older 0.9 default leaves a smaller pool even without subtracting graphs")

@@ -29,6 +29,17 @@ params = given(
     source="Llama-3.1-70B parameter count from its config (see the recompute-vs-fetch script)",
 )
 n = given("victim_tokens", 6144, unit="tokens", source="6K read as 6 x 1024 tokens (prompt + generated so far)")
+act_peak = given("activation_peak", 2.5e9, unit="B", source="example figure per GPU, the same as in the "
+                 "max-concurrent-requests-memory-budget answer; vLLM measures it in a dummy run at startup")
+non_torch = given("non_torch", 1.0e9, unit="B", source="example figure per GPU (CUDA context, NCCL), the same as in "
+                  "the max-concurrent-requests-memory-budget answer; vLLM measures it from cudaMemGetInfo")
+graphs = given("cudagraph_estimate", 0.5e9, unit="B", source="example figure per GPU, the same as in the "
+               "max-concurrent-requests-memory-budget answer; estimated by a dummy capture since v0.21")
+overheads = claim("runtime_overheads_per_gpu", act_peak + non_torch + graphs, unit="B")
+w_gpu = params * 2 / gpus
+# The pool, sized as vLLM sizes it (request - weights - activation peak - non-torch - graphs), in tokens.
+pool = claim("pool_tokens", gpus * (cuda_total * util - w_gpu - overheads) / kv_tok, unit="tokens")
+pool_ceiling = gpus * (cuda_total * util - w_gpu) / kv_tok  # what an earlier version used
 
 # %% [markdown]
 # ## Swap: move the victim's KV to host memory and back
@@ -47,8 +58,16 @@ check(kv_victim == 1.875 * 2**30, "1.875 GiB of KV for 6,144 tokens")
 lin = 2 * params * n  # FLOPs of the weight matmuls
 attn = 2 * L * d * n**2  # FLOPs of causal attention (QK^T and PV)
 recompute_ms = claim("recompute_ms", (lin + attn) / (gpus * F * 1e12) * 1e3, unit="ms")
-step_ms = claim("decode_step_ms", params * 2 / gpus / (hbm_bw * 1e12) * 1e3, unit="ms")
+# Preemption happens when the pool is full, so a decode step then reads every GPU's share of the whole pool's
+# KV as well as its weights. The weights-only step is what an earlier version used; it is kept for contrast.
+step_w_ms = claim("decode_step_weights_only_ms", w_gpu / (hbm_bw * 1e12) * 1e3, unit="ms")
+kv_read_gpu = claim("kv_read_per_gpu_full_pool", pool * kv_tok / gpus, unit="B")
+kv_ms = claim("kv_read_ms_full_pool", kv_read_gpu / (hbm_bw * 1e12) * 1e3, unit="ms")
+step_ms = claim("decode_step_ms", step_w_ms + kv_ms, unit="ms")
+claim("kv_over_weight_read_full_pool", kv_ms / step_w_ms, unit="x")
 steps_equiv = claim("recompute_in_decode_steps", recompute_ms / step_ms, unit="steps")
+claim("swap_round_trip_in_decode_steps", swap_total / step_ms, unit="steps")
+steps_equiv_old = claim("recompute_in_weight_only_steps", recompute_ms / step_w_ms, unit="steps")
 ratio = claim("recompute_over_swap", recompute_ms / swap_total, unit="x")
 check(ratio > 10, "recompute costs over 10x the swap round trip in device time")
 print(
@@ -69,6 +88,11 @@ chunks = claim("recompute_chunks", n / chunk, unit="steps")
 chunk_ms = claim("chunk_extra_ms", recompute_ms / chunks, unit="ms")
 stalled_step = claim("stalled_step_ms", step_ms + chunk_ms, unit="ms")
 spike = claim("tpot_spike", stalled_step / step_ms, unit="x")
+stalled_old = claim("stalled_step_weights_only_ms", step_w_ms + chunk_ms, unit="ms")
+spike_old = claim("tpot_spike_weights_only", stalled_old / step_w_ms, unit="x")
+check(spike < spike_old, "counting the pool's KV read makes the spike smaller, not larger")
+# If the chunk's compute fully overlapped the step's memory traffic, the step would take the larger of the two.
+spike_overlap = claim("tpot_spike_overlapped", max(step_ms, chunk_ms) / step_ms, unit="x")
 print(f"{chunks:.0f} chunks of {chunk_ms:.1f} ms: steps go from {step_ms:.2f} to {stalled_step:.1f} ms ({spike:.1f}x)")
 
 # %% [markdown]
@@ -76,7 +100,6 @@ print(f"{chunks:.0f} chunks of {chunk_ms:.1f} ms: steps go from {step_ms:.2f} to
 # Example workload: 2,048-token prompts, max_tokens 6,144 (8,192 worst case), mean completion 1,024.
 
 # %%
-pool = claim("pool_tokens", gpus * (cuda_total * util - params * 2 / gpus) / kv_tok, unit="tokens")
 prompt = given("prompt_tokens", 2048, unit="tokens", source="example workload")
 max_new = given("max_new_tokens", 6144, unit="tokens", source="example workload: max_tokens")
 mean_new = given("mean_new_tokens", 1024, unit="tokens", source="example workload: mean completion length")
@@ -85,6 +108,7 @@ mean_tot = claim("mean_tokens", prompt + mean_new, unit="tokens")
 conc_reserve = claim("concurrency_reserved", pool // worst, unit="requests")
 conc_optimistic = claim("concurrency_optimistic", pool // mean_tot, unit="requests")
 conc_ratio = claim("optimistic_over_reserved", conc_optimistic / conc_reserve, unit="x")
+conc_reserve_old = claim("concurrency_reserved_before_overheads", pool_ceiling // worst, unit="requests")
 print(
     f"pool {pool:,.0f} tokens; "
     f"reserved {conc_reserve:.0f} vs optimistic {conc_optimistic:.0f} requests ({conc_ratio:.2f}x)"

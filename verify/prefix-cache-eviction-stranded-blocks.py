@@ -171,9 +171,18 @@ params70 = given(
 )
 block_bytes = claim("block_bytes", block * kv_tok, unit="B")
 check(block_bytes == 5 * 2**20, "a 16-token block of the 70B model is 5 MiB")
-pool = claim("pool_bytes", gpus * (cuda_total * util - params70 * 2 / gpus), unit="B")
+act_peak = given("activation_peak", 2.5e9, unit="B", source="example figure per GPU, the same as in the "
+                 "max-concurrent-requests-memory-budget answer; vLLM measures it in a dummy run at startup")
+non_torch = given("non_torch", 1.0e9, unit="B", source="example figure per GPU (CUDA context, NCCL), the same as in "
+                  "the max-concurrent-requests-memory-budget answer; vLLM measures it from cudaMemGetInfo")
+graphs = given("cudagraph_estimate", 0.5e9, unit="B", source="example figure per GPU, the same as in the "
+               "max-concurrent-requests-memory-budget answer; estimated by a dummy capture since v0.21")
+overheads = claim("runtime_overheads_per_gpu", act_peak + non_torch + graphs, unit="B")
+pool = claim("pool_bytes", gpus * (cuda_total * util - params70 * 2 / gpus - overheads), unit="B")
 pool_blocks = claim("pool_blocks", pool // block_bytes, unit="blocks")
 claim("stranded_mean_bytes", st_head * pool_blocks * block_bytes, unit="B")
+pool_old = gpus * (cuda_total * util - params70 * 2 / gpus)
+claim("stranded_mean_bytes_before_overheads", st_head * (pool_old // block_bytes) * block_bytes, unit="B")
 claim("stranded_max_bytes", mx_head * pool_blocks * block_bytes, unit="B")
 
 # %% [markdown]

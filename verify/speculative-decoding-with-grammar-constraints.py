@@ -86,4 +86,10 @@ a_masked = claim("alpha1_masked_draft", float(torch.minimum(norm(p1 * M0), norm(
 a_unmasked = claim("alpha1_unmasked_draft", float(torch.minimum(norm(p1 * M0), q1).sum()), unit="fraction")
 check(a_masked > a_unmasked, "masking the draft too raises acceptance")
 out_mass = claim("draft_mass_outside_grammar", float((q1 * (1 - M0)).sum()), unit="fraction")
+# Where the grammar forces a single token x*, the masked target is a point mass on x*: the unmasked draft is
+# accepted with probability q(x*) <= 1 - (its off-grammar mass), the masked draft (renormalized onto x*) with 1.
+forced_unmasked = claim("alpha_forced_unmasked", 1 - out_mass, unit="fraction")
+span = int(given("forced_span", 4, unit="tokens", source="example: a forced literal span of four tokens, e.g. a key "
+                 "and its quotes and colon"))
+claim("forced_span_survival_unmasked", forced_unmasked ** span, unit="fraction")
 print(tv_correct, tv_unmasked, tv_stale, invalid_stale, a_masked, a_unmasked, out_mass)

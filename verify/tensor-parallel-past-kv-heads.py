@@ -65,8 +65,15 @@ dup_bytes_gpu = claim("duplicate_kv_per_gpu_per_token", kv_tp16 - kv_tp8pp2, uni
 
 # %%
 requested = claim("requested_per_gpu", cuda_total * util, unit="B")
-budget = claim("kv_budget_per_gpu", requested - w_gpu, unit="B")
-budget_tp16 = claim("kv_budget_per_gpu_tp16", requested - w_gpu_tp16, unit="B")
+act_peak = given("activation_peak", 2.5e9, unit="B", source="example figure per GPU, the same as in the "
+                 "max-concurrent-requests-memory-budget answer; vLLM measures it in a dummy run at startup")
+non_torch = given("non_torch", 1.0e9, unit="B", source="example figure per GPU (CUDA context, NCCL), the same as in "
+                  "the max-concurrent-requests-memory-budget answer; vLLM measures it from cudaMemGetInfo")
+graphs = given("cudagraph_estimate", 0.5e9, unit="B", source="example figure per GPU, the same as in the "
+               "max-concurrent-requests-memory-budget answer; estimated by a dummy capture since v0.21")
+overheads = claim("runtime_overheads_per_gpu", act_peak + non_torch + graphs, unit="B")
+budget = claim("kv_budget_per_gpu", requested - w_gpu - overheads, unit="B")
+budget_tp16 = claim("kv_budget_per_gpu_tp16", requested - w_gpu_tp16 - overheads, unit="B")
 tok_tp16 = claim("tokens_tp16", budget_tp16 / kv_tp16, unit="tokens")
 tok_tp8pp2 = claim("tokens_tp8_pp2", budget / kv_tp8pp2, unit="tokens")
 # Llama 3.1 SKUs share the 131,072-token context (sku_list CONTEXT_LENGTH); the facts file keys it under the 8B.
@@ -97,7 +104,13 @@ print(f"tokens tp16 {tok_tp16:,.0f} ({req_tp16:.2f} req), tp8pp2 {tok_tp8pp2:,.0
 # %%
 nic_gbs = claim("nic_gbytes_per_dir", nic / 8, unit="GB/s")
 link_ratio = claim("nvlink_over_nic", (nvlink / 2) / nic_gbs, unit="x")
-hidden_bytes = claim("pp_bytes_per_token", hidden * bf16, unit="B")
+# vLLM's Llama hands IntermediateTensors({"hidden_states", "residual"}) to the next stage
+# (vllm/model_executor/models/llama.py @e06c9ba2 LlamaModel.forward, when not get_pp_group().is_last_rank):
+# two hidden-size vectors per token, not one.
+pp_tensors = given("pp_tensors_per_token", 2, source="vllm/model_executor/models/llama.py @e06c9ba2 LlamaModel.forward: "
+                   "IntermediateTensors carries hidden_states and residual")
+hidden_bytes = claim("pp_bytes_per_token", pp_tensors * hidden * bf16, unit="B")
+claim("pp_hidden_state_bytes", hidden * bf16, unit="B")
 check(link_ratio == 9, "NVLink per direction is 9x the NIC")
 print(f"NIC {nic_gbs} GB/s; NVLink/NIC {link_ratio}x; PP handoff {hidden_bytes / 1024:.0f} KiB/token")
 per_layer_ar = given(
@@ -118,7 +131,7 @@ fp8 = given("fp8_bytes", 1, unit="B", source="FP8 weights are 1 byte per paramet
 w_gpu_fp8 = claim("weights_per_gpu_fp8_tp8", params * fp8 / tp8, unit="B")
 check(abs(w_gpu_fp8 - w_gpu) < 1, "FP8 at TP8 has the same weights per GPU as BF16 over 16 GPUs split evenly")
 check(w_gpu_fp8 < w_gpu_tp16, "and less than BF16 TP16, which replicates its K/V projections")
-node_tokens_fp8 = claim("tokens_fp8_tp8", (requested - w_gpu_fp8) / kv_tp8, unit="tokens")
+node_tokens_fp8 = claim("tokens_fp8_tp8", (requested - w_gpu_fp8 - overheads) / kv_tp8, unit="tokens")
 node_hbm = claim("node_hbm", node * hbm, unit="GB")
 nvlink_dir = claim("nvlink_per_direction", nvlink / 2, unit="GB/s")
 heads_rank_tp16 = max(1, kv_heads / gpus)  # a rank cannot hold a fraction of a head
