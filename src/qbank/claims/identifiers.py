@@ -49,7 +49,7 @@ NO_UNIT = rf"(?!{UNIT_AFTER_RE})"
 RULES: tuple[Rule, ...] = (
     _rule(
         "name-with-digits",
-        r"(?<![\w.])(?!(?:top|bottom)-\d)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
+        r"(?<![\w.])(?!(?i:top|bottom)-\d)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
         "H100, B200, GB200, NVL72, FP8, BF16, int32, sm_90, A100-80GB, Llama-3.1-70B, DeepSeek-V3, GPT-4, x86, v0.10.2",
     ),
     _rule(
@@ -90,6 +90,17 @@ RULES: tuple[Rule, ...] = (
         "year-before-noun",
         rf"\b{YEAR}(?=\s+(?:paper|release|edition|survey|report|study|blog|talk|keynote|model|version)s?\b)",
         "the 2023 paper",
+    ),
+    _rule(
+        "year-span",
+        rf"(?<![\w.,]){YEAR}[-–/](?:\d\d|{YEAR})(?![\w%]|[.,]\d|{UNIT_AFTER_RE})",
+        "2013-14, 2023–2024 (a season or fiscal year, not a range of numbers)",
+    ),
+    _rule(
+        "sparsity-pattern",
+        r"(?<![\w.:])\d+:\d+(?=[\s-]+(?:(?:semi-)?structured[\s-]+)?(?:sparsity|sparse|pattern)\b)",
+        "2:4 sparsity, 2:4 structured sparsity (a pattern's name, not the ratio 0.5)",
+        re.IGNORECASE,
     ),
     _rule("decade", r"\b(?:19|20)\d0s\b", "the 2020s, 1990s"),
     _rule("big-o", r"\b[OΘΩo]\([^()]*(?:\([^()]*\)[^()]*)*\)", "O(n^2), O(1), Θ(n log n)"),
