@@ -148,7 +148,7 @@ class Scanner:
         rule = "digits"
         mult = 1.0
         if m.group("exp"):
-            mult, rule = 10.0 ** int(m.group("exp")), "exponent"
+            mult, rule = 10.0 ** int(m.group("exp").translate(SUPERSCRIPT)), "exponent"
         elif (m.group("pow") or m.group("sup")) and frac:
             # a decimal base ("0.8^5"): the base and the exponent are two numbers, each checked
             return _Core(i, m.start("frac") + len(frac), mantissa, step, (mult,), rule)
@@ -447,7 +447,7 @@ class Scanner:
                 return Found(s, used_end, s, "ratio", lo, None, rel, approx, None, end), card.used + 2 + other.used
         if card.weak and (unit is None or _dimension(unit) not in MEASURE_DIMENSIONS | COUNT_DIMENSIONS):
             return None, card.used
-        if card.weak and _dimension(unit) in COUNT_DIMENSIONS and re.match(r"['’]s?\b", text[unit_end:]):
+        if card.weak and unit and _dimension(unit) in COUNT_DIMENSIONS and re.match(r"['’]s?\b", text[unit_end:]):
             return None, card.used  # "one token's cache": a per-unit phrase, not a count
         lo = readings(float(card.value), _int_step(card.value), mults, unit)
         found = Found(s, unit_end, s, "words", lo, None, rel, approx, noun, end)
@@ -458,8 +458,8 @@ class Scanner:
 
     def article_number(self, words: list[tuple[str, int, int]], i: int) -> tuple[Found, int] | None:
         """'a'/'an' as the number one: before a unit of measure ("under a minute", "a week") or 'dozen'."""
-        w, s, e = words[i]
-        nxt, n_start, n_end = words[i + 1]
+        w, s, _e = words[i]
+        nxt, _n_start, n_end = words[i + 1]
         lw, ln = w.lower(), nxt.lower()
         rel, approx = self.modifiers(s)
         if ln == "dozen":
@@ -474,8 +474,8 @@ class Scanner:
         if re.match(r"['’]s?\b", self.text[n_end:]):
             return None  # "a day's drift": a span named, not a count
         prev = self.text[:s].split()[-1:] or [""]
-        if prev[0][-1:].isdigit() or prev[0] in UNIT_WORDS or prev[0].lower() in PER_WORDS:
-            return None  # "30.72 TB a day", "twice a week": a rate (per day), not a count of one
+        if (s and not prev[0]) or prev[0][-1:].isdigit() or prev[0] in UNIT_WORDS or prev[0].lower() in PER_WORDS:
+            return None  # "30.72 TB a day", "twice a week", "$10^6$ requests a day": a rate, not a count of one
         lo = readings(1.0, 1.0, (1.0,), ln)
         return Found(s, n_end, s, "words", lo, None, rel, approx, None, n_end), 2
 

@@ -102,6 +102,13 @@ RULES: tuple[Rule, ...] = (
         "2:4 sparsity, 2:4 structured sparsity (a pattern's name, not the ratio 0.5)",
         re.IGNORECASE,
     ),
+    _rule(
+        "ordinal",
+        r"(?<![\w.])\d+(?:st|nd|rd|th)\b",
+        "the 4th layer, 1st place, 32nd token (a position, not a count)",
+        re.IGNORECASE,
+    ),
+    _rule("dimensionality", r"(?<![\w.])[1-4][Dd]\b", "3D parallelism, a 2D mesh, 4D tensor"),
     _rule("decade", r"\b(?:19|20)\d0s\b", "the 2020s, 1990s"),
     _rule("big-o", r"\b[OΘΩo]\([^()]*(?:\([^()]*\)[^()]*)*\)", "O(n^2), O(1), Θ(n log n)"),
     _rule("hex", r"\b0x[0-9A-Fa-f]+\b", "0xFF"),
