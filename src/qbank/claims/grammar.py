@@ -46,6 +46,10 @@ from .words import (
 
 NUMBER_VOCAB = frozenset({*UNITS_WORDS, *TENS_WORDS, *SCALE_WORDS, *FRACTION_WORDS, *MULTIPLE_WORDS, "one"})
 SINGULAR_COUNTS = frozenset(w for w, (sym, _m) in UNIT_WORDS.items() if sym in COUNT_DIMENSIONS and f"{w}s" == sym)
+# a parallelism degree glued to its name reads like "TP=8": "TP8", "PP2", "EP-72" state 8, 2 and 72
+PARALLEL_RE = re.compile(r"(?<![\w.])(?:TP|PP|EP|DP|CP)-?$")
+# words that open a clause: a lone "one" + count noun after them is a generic subject ("each"), not a count
+CLAUSE_OPENERS = frozenset({"so", "what", "that", "which", "where", "when", "if", "while", "because", "since", "and"})
 HALVES_AS_NOUN = frozenset({"the", "two", "both", "in", "into", "its", "their", "of"})
 PER_WORDS = frozenset({"once", "twice", "thrice", "times"})
 DOZEN_RE = re.compile(r"\s+dozen\b")
@@ -59,6 +63,7 @@ RULES: dict[str, str] = {
     "times-power": "8x2^10 bits, 3 · 2^20",
     "binary-suffix": "64 Ki entries, 1 Mi tokens",
     "signed": "-5%, −0.3",
+    "parallel-degree": "TP8, PP2, EP-72 (read like TP=8)",
     "suffix": "2K, 128k, 1M, 70B model, 1.5B tokens",
     "scale-word": "1.8 trillion parameters",
     "unit": "320 GiB, 3.35 TB/s, 5 ms, 92%, 8-bit, 2K-token",
@@ -78,6 +83,7 @@ CORE_RE = re.compile(
     r"(?<![\w.])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
     r"(?:[eE](?P<exp>[+\-−]?\d+)(?![\w])|\^\{?(?P<pow>[\-−]?\d+)\}?|(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
 )
+GLUED_CORE_RE = re.compile(CORE_RE.pattern.removeprefix(r"(?<![\w.])"))
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻−", "0123456789--")
 # "× 10^9", "×10⁻⁵", "×10−5" (a Unicode minus: 10 to the -5), and any base: "8x2^10", "3 · 2^20"
 TIMES_TEN_RE = re.compile(
@@ -140,6 +146,8 @@ class Scanner:
     def digit_core(self, i: int) -> _Core | None:
         """A digit number starting exactly at ``i``."""
         m = CORE_RE.match(self.text, i)
+        if m is None and PARALLEL_RE.search(self.text, 0, i):
+            m = GLUED_CORE_RE.match(self.text, i)
         if m is None or self.is_blocked(i):
             return None
         int_part, frac = m.group("int"), m.group("frac")
@@ -277,6 +285,10 @@ class Scanner:
     # -- one quantity ---------------------------------------------------------------------------------
     def quantity_at(self, core: _Core) -> Found | None:
         """The full quantity around a digit core, or None when it is part of an identifier."""
+        if core.rule == "digits" and PARALLEL_RE.search(self.text, 0, core.start):
+            # "TP8 × PP2": a degree names a layout's size and takes no unit or factor after it
+            lo = readings(core.mantissa, core.step, core.mults, None)
+            return Found(core.start, core.end, core.start, "parallel-degree", lo, num_end=core.end)
         end, unit, mults, rule, noun = self.unit_after(core)
         if end < 0:
             return None
@@ -447,8 +459,12 @@ class Scanner:
                 return Found(s, used_end, s, "ratio", lo, None, rel, approx, None, end), card.used + 2 + other.used
         if card.weak and (unit is None or _dimension(unit) not in MEASURE_DIMENSIONS | COUNT_DIMENSIONS):
             return None, card.used
-        if card.weak and unit and _dimension(unit) in COUNT_DIMENSIONS and re.match(r"['’]s?\b", text[unit_end:]):
-            return None, card.used  # "one token's cache": a per-unit phrase, not a count
+        if card.weak and unit and _dimension(unit) in COUNT_DIMENSIONS:
+            if re.match(r"['’]s?\b", text[unit_end:]):
+                return None, card.used  # "one token's cache": a per-unit phrase, not a count
+            prev = text[:s].split()[-1:] or [""]
+            if not prev[0] or prev[0][-1] in ".!?,;:(" or prev[0].lower() in CLAUSE_OPENERS:
+                return None, card.used  # "so one head holds 160 vectors": a generic subject (each head)
         lo = readings(float(card.value), _int_step(card.value), mults, unit)
         found = Found(s, unit_end, s, "words", lo, None, rel, approx, noun, end)
         end2, post = self.postfix(found.end)
@@ -486,7 +502,9 @@ class Scanner:
         i = 0
         text = self.text
         while i < len(text):
-            if text[i].isdigit() and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "._")):
+            if text[i].isdigit() and (
+                i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "._") or PARALLEL_RE.search(text, 0, i)
+            ):
                 core = self.digit_core(i)
                 if core is not None:
                     found = self.quantity_at(core)

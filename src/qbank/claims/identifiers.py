@@ -21,7 +21,8 @@ LABELS = (
     r"|cases?|options?|rounds?|levels?|tiers?|versions?|ranks?|gpu|node|layer|device|expert|head|worker|replica"
     r"|shard|slot|block|chunk|request|iteration|epoch|pages?|pp?\.|no\.|nos\.|#"
 )
-LABEL_NUM = r"\(?\d+(?:\.\d+)*[a-z]?\)?"
+# a label is numbered 1, 3.8, 2b; never "0.001" (a decimal below one is a value: "level 0.001")
+LABEL_NUM = r"\(?(?!0\.)\d+(?:\.\d+)*[a-z]?\)?"
 # software, model families and interconnects whose next number is a version or generation
 PRODUCTS = (
     r"Python|CUDA|PyTorch|torch|vLLM|SGLang|TensorRT(?:-LLM)?|TRT-LLM|NCCL|cuDNN|cuBLAS|CUTLASS|Triton|FlashAttention"
@@ -49,7 +50,7 @@ NO_UNIT = rf"(?!{UNIT_AFTER_RE})"
 RULES: tuple[Rule, ...] = (
     _rule(
         "name-with-digits",
-        r"(?<![\w.])(?!(?i:top|bottom)-\d)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
+        r"(?<![\w.])(?!(?i:top|bottom)-\d)(?!(?:TP|PP|EP|DP|CP)-?\d+\b)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
         "H100, B200, GB200, NVL72, FP8, BF16, int32, sm_90, A100-80GB, Llama-3.1-70B, DeepSeek-V3, GPT-4, x86, v0.10.2",
     ),
     _rule(
