@@ -80,7 +80,7 @@ RULES: dict[str, str] = {
 
 
 CORE_RE = re.compile(
-    r"(?<![\w.])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
+    r"(?<![\w.])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?:[\u2009\u202f]\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
     r"(?:[eE](?P<exp>[+\-−]?\d+)(?![\w])|\^\{?(?P<pow>[\-−]?\d+)\}?|(?P<sup>[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
 )
 GLUED_CORE_RE = re.compile(CORE_RE.pattern.removeprefix(r"(?<![\w.])"))
@@ -151,6 +151,7 @@ class Scanner:
         if m is None or self.is_blocked(i):
             return None
         int_part, frac = m.group("int"), m.group("frac")
+        int_part = re.sub(r"[\u2009\u202f]", ",", int_part)  # "10\u202f000": SI thin-space thousands
         mantissa = float(int_part.replace(",", "") + ("." + frac if frac else ""))
         step = step_of(int_part, frac)
         rule = "digits"
