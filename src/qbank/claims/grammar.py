@@ -46,7 +46,7 @@ from .words import (
 
 NUMBER_VOCAB = frozenset({*UNITS_WORDS, *TENS_WORDS, *SCALE_WORDS, *FRACTION_WORDS, *MULTIPLE_WORDS, "one"})
 SINGULAR_COUNTS = frozenset(w for w, (sym, _m) in UNIT_WORDS.items() if sym in COUNT_DIMENSIONS and f"{w}s" == sym)
-# a parallelism degree glued to its name reads like "TP=8": "TP8", "PP2", "EP-72" state 8, 2 and 72
+# a parallelism degree glued to its name is a count of GPUs (ranks): "TP8", "PP2", "EP-72" state 8, 2, 72 GPUs
 PARALLEL_RE = re.compile(r"(?<![\w.])(?:TP|PP|EP|DP|CP)-?$")
 # words that open a clause: a lone "one" + count noun after them is a generic subject ("each"), not a count
 CLAUSE_OPENERS = frozenset({"so", "what", "that", "which", "where", "when", "if", "while", "because", "since", "and"})
@@ -63,7 +63,7 @@ RULES: dict[str, str] = {
     "times-power": "8x2^10 bits, 3 · 2^20",
     "binary-suffix": "64 Ki entries, 1 Mi tokens",
     "signed": "-5%, −0.3",
-    "parallel-degree": "TP8, PP2, EP-72 (read like TP=8)",
+    "parallel-degree": "TP8, PP2, EP-72 (a count of GPUs)",
     "suffix": "2K, 128k, 1M, 70B model, 1.5B tokens",
     "scale-word": "1.8 trillion parameters",
     "unit": "320 GiB, 3.35 TB/s, 5 ms, 92%, 8-bit, 2K-token",
@@ -287,8 +287,8 @@ class Scanner:
     def quantity_at(self, core: _Core) -> Found | None:
         """The full quantity around a digit core, or None when it is part of an identifier."""
         if core.rule == "digits" and PARALLEL_RE.search(self.text, 0, core.start):
-            # "TP8 × PP2": a degree names a layout's size and takes no unit or factor after it
-            lo = readings(core.mantissa, core.step, core.mults, None)
+            # "TP8 × PP2": a degree counts the GPUs (ranks) of a layout; no unit or factor follows it
+            lo = readings(core.mantissa, core.step, core.mults, "GPUs")
             return Found(core.start, core.end, core.start, "parallel-degree", lo, num_end=core.end)
         end, unit, mults, rule, noun = self.unit_after(core)
         if end < 0:
