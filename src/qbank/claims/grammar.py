@@ -303,6 +303,9 @@ class Scanner:
             relation = None  # "over 8 GPUs": work spread over them, not a comparison
         found = Found(core.start, end, core.start, rule, lo, None, relation, approx, noun, core.end)
         found = self.extend(found, core, unit)
+        if self.math and found.rule == "digits" and not found.lo[0].unit and core.mantissa in (0.0, 1.0):
+            self.structure.append((core.start, core.end))
+            return None  # 0 and 1 in a formula are structure, not claims (signed too: "(-1)^k")
         sign = core.start - 1
         if (
             sign >= 0
@@ -313,9 +316,6 @@ class Scanner:
         ):
             lo = tuple(replace(r, mantissa=-r.mantissa) for r in found.lo)
             found = replace(found, start=sign, num_start=sign, lo=lo, rule="signed")
-        if self.math and found.rule == "digits" and not found.lo[0].unit and core.mantissa in (0.0, 1.0):
-            self.structure.append((core.start, core.end))
-            return None  # 0 and 1 in a formula are structure, not claims
         return found
 
     def extend(self, found: Found, core: _Core, unit: str | None) -> Found:
