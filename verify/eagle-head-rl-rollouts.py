@@ -24,7 +24,10 @@ flops = fact("h100_sxm.bf16_dense", "bf16_flops")  # TFLOP/s, dense
 layer_params = d * (d + 2 * kv_heads * head_dim + d) + 3 * d * ffn
 lm_head = vocab * d
 total = claim("total_params", L * layer_params + 2 * lm_head, unit="params")  # untied embedding + head
-draft_params = claim("draft_params", layer_params + lm_head, unit="params")
+head_layers = given(
+    "eagle_head_layers", 1, unit="layers", source="EAGLE arXiv:2401.15077 §3: the draft head is one decoder layer"
+)
+draft_params = claim("draft_params", head_layers * layer_params + lm_head, unit="params")
 c = claim("cost_ratio_c", draft_params / total, unit="fraction")  # both steps weight-read bound
 check(7.9e9 < total < 8.1e9, "parameter count lands at Llama-3.1-8B's ~8.0B")
 head_share = claim("head_layer_share", layer_params / total, unit="fraction")

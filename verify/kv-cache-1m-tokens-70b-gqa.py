@@ -86,6 +86,8 @@ crossover = claim("crossover_tokens", matmul_params / (layers * q_heads * head_d
 w_bytes = total_params * bytes_bf16
 w_gpu = claim("weights_per_gpu", w_bytes / gpus, unit="B")
 kv_gpu = claim("kv_per_gpu", kv_bin / gpus, unit="B")
+kv_heads_gpu = claim("kv_heads_per_gpu", kv_heads / gpus, unit="heads")
+check(kv_heads_gpu == 1, "TP=8 leaves exactly one KV head per GPU")
 used_gpu = claim("used_per_gpu", w_gpu + kv_gpu, unit="B")
 free_gpu = claim("free_per_gpu", hbm * 1e9 - used_gpu, unit="B")
 check(used_gpu < hbm * 1e9, "weights + KV fit in 80 GB per GPU")

@@ -34,7 +34,7 @@ host_mem = given("host_memory", 2, unit="TB", source="NVIDIA DGX H100 datasheet:
 drives = given("data_drives", 8, source="NVIDIA DGX H100 datasheet: internal storage 8x 3.84 TB NVMe U.2")
 drive_tb = given("drive_capacity", 3.84, unit="TB", source="NVIDIA DGX H100 datasheet: 3.84 TB per data drive")
 dwpd = given("dwpd", 1, source="assumption: read-intensive data-center NVMe rating, 1 drive write per day")
-warranty_years = given("warranty_years", 5, source="assumption: the usual 5-year warranty period of that rating")
+warranty_years = given("warranty_years", 5, unit="years", source="assumption: the usual 5-year warranty period of that rating")
 
 # %% [markdown]
 # ## Per-token value of each tier, per GPU (TP8 for 70B, TP1 for 8B on each GPU)

@@ -85,6 +85,11 @@ def _table() -> dict[str, Unit]:
     add("min", "time", 60.0)
     add("h", "time", 3600.0)
     add("day", "time", 86400.0, "days")
+    add("week", "time", 7 * 86400.0, "weeks")
+    add("year", "time", 365 * 86400.0, "years")  # a calendar year of 365 days, as warranty and TBW ratings count
+    add("month", "time", 365 * 86400.0 / 12, "months")
+    for p, f in dec.items():
+        add(f"{p.lower() if p == 'K' else p}Hz", "frequency", f)
     add("%", "fraction", 0.01, "percent")
     add("fraction", "fraction", 1.0)
     add("x", "factor", 1.0, "×")

@@ -18,7 +18,10 @@ CASES: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "cases.yam
 
 def found(sentence: str) -> list[str]:
     quantities, _ = extract(sentence)
-    return [" ".join(q.text.split()) + " => " + q.found.canonical() for q in quantities]
+    return [
+        " ".join(q.text.split()) + " => " + ("unread" if q.found.rule == "unread" else q.found.canonical())
+        for q in quantities
+    ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["s"][:50] for c in CASES])

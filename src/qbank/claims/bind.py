@@ -132,6 +132,9 @@ def _unit_hint(reading: Reading, values: list[Declared]) -> str | None:
     return None
 
 
+UNREAD_HINT = "write it as a quantity, bind it with {=name} or exempt it with {!reason} (docs/claims.md)"
+
+
 class Binder:
     """Binds the quantities of one answer to its declared values, collecting problems."""
 
@@ -308,6 +311,9 @@ class Binder:
     def bind(self, q: Quantity, held: str | None = None) -> Binding:
         """Bind one quantity: exempt, explicit, held back (quoted or tested) or automatic."""
         marker = q.marker
+        if marker is None and q.found.rule == "unread":
+            self.problem(q, "claim-unread", f"{_q(q)} holds a number the grammar cannot read: {UNREAD_HINT}")
+            return Binding(q, "unread")
         if marker is not None and marker.kind == "!":
             if not marker.body:
                 self.problem(q, "claim-exempt-no-reason", f"{_q(q)} is exempted without a reason: write {{!why}}")
@@ -349,9 +355,9 @@ def bind_answer(
         )
     if values is None:
         result.verified = False
-        pending = [q for q in quantities if not (q.marker and q.marker.kind == "!")]
+        pending = [q for q in quantities if not (q.marker and q.marker.kind == "!") and q.found.rule != "unread"]
         for q in quantities:
-            if q.marker and q.marker.kind == "!":
+            if (q.marker and q.marker.kind == "!") or (q.marker is None and q.found.rule == "unread"):
                 result.bindings.append(binder.bind(q))
             else:
                 result.bindings.append(Binding(q, "unverified"))

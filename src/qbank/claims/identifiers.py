@@ -21,7 +21,8 @@ LABELS = (
     r"|cases?|options?|rounds?|levels?|tiers?|versions?|ranks?|gpu|node|layer|device|expert|head|worker|replica"
     r"|shard|slot|block|chunk|request|iteration|epoch|pages?|pp?\.|no\.|nos\.|#"
 )
-LABEL_NUM = r"\(?\d+(?:\.\d+)*[a-z]?\)?"
+# a label is numbered 1, 3.8, 2b; never "0.001" (a decimal below one is a value: "level 0.001")
+LABEL_NUM = r"\(?(?!0\.)\d+(?:\.\d+)*[a-z]?\)?"
 # software, model families and interconnects whose next number is a version or generation
 PRODUCTS = (
     r"Python|CUDA|PyTorch|torch|vLLM|SGLang|TensorRT(?:-LLM)?|TRT-LLM|NCCL|cuDNN|cuBLAS|CUTLASS|Triton|FlashAttention"
@@ -49,7 +50,7 @@ NO_UNIT = rf"(?!{UNIT_AFTER_RE})"
 RULES: tuple[Rule, ...] = (
     _rule(
         "name-with-digits",
-        r"(?<![\w.])(?!(?:top|bottom)-\d)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
+        r"(?<![\w.])(?!(?i:top|bottom)-\d)(?!(?:TP|PP|EP|DP|CP)-?\d+\b)[A-Za-z][A-Za-z_]*(?:[-_/.]?[A-Za-z_]*\d\w*(?:\.\w+)*)+(?:-\w+(?:\.\w+)*)*",
         "H100, B200, GB200, NVL72, FP8, BF16, int32, sm_90, A100-80GB, Llama-3.1-70B, DeepSeek-V3, GPT-4, x86, v0.10.2",
     ),
     _rule(
@@ -91,6 +92,24 @@ RULES: tuple[Rule, ...] = (
         rf"\b{YEAR}(?=\s+(?:paper|release|edition|survey|report|study|blog|talk|keynote|model|version)s?\b)",
         "the 2023 paper",
     ),
+    _rule(
+        "year-span",
+        rf"(?<![\w.,]){YEAR}[-–/](?:\d\d|{YEAR})(?![\w%]|[.,]\d|{UNIT_AFTER_RE})",
+        "2013-14, 2023–2024 (a season or fiscal year, not a range of numbers)",
+    ),
+    _rule(
+        "sparsity-pattern",
+        r"(?<![\w.:])\d+:\d+(?=[\s-]+(?:(?:semi-)?structured[\s-]+)?(?:sparsity|sparse|pattern)\b)",
+        "2:4 sparsity, 2:4 structured sparsity (a pattern's name, not the ratio 0.5)",
+        re.IGNORECASE,
+    ),
+    _rule(
+        "ordinal",
+        r"(?<![\w.])\d+(?:st|nd|rd|th)\b",
+        "the 4th layer, 1st place, 32nd token (a position, not a count)",
+        re.IGNORECASE,
+    ),
+    _rule("dimensionality", r"(?<![\w.])[1-4][Dd]\b", "3D parallelism, a 2D mesh, 4D tensor"),
     _rule("decade", r"\b(?:19|20)\d0s\b", "the 2020s, 1990s"),
     _rule("big-o", r"\b[OΘΩo]\([^()]*(?:\([^()]*\)[^()]*)*\)", "O(n^2), O(1), Θ(n log n)"),
     _rule("hex", r"\b0x[0-9A-Fa-f]+\b", "0xFF"),

@@ -21,6 +21,17 @@ UNIT_WORDS.update(
         "byte": ("B", 1.0),
         "bytes": ("B", 1.0),
         "bits": ("bit", 1.0),
+        "kilobyte": ("KB", 1.0),
+        "megabyte": ("MB", 1.0),
+        "gigabyte": ("GB", 1.0),
+        "terabyte": ("TB", 1.0),
+        "kibibyte": ("KiB", 1.0),
+        "mebibyte": ("MiB", 1.0),
+        "gibibyte": ("GiB", 1.0),
+        "tebibyte": ("TiB", 1.0),
+        "s-1": ("Hz", 1.0),
+        "s^-1": ("Hz", 1.0),
+        "s⁻¹": ("Hz", 1.0),
         "kilobytes": ("KB", 1.0),
         "megabytes": ("MB", 1.0),
         "gigabytes": ("GB", 1.0),
@@ -72,6 +83,10 @@ UNIT_WORDS.update(
         "dimensions": ("dims", 1.0),
         "dimension": ("dims", 1.0),
         "dim": ("dims", 1.0),
+        "hertz": ("Hz", 1.0),
+        "kilohertz": ("kHz", 1.0),
+        "megahertz": ("MHz", 1.0),
+        "gigahertz": ("GHz", 1.0),
         "fold": ("x", 1.0),
         "-fold": ("x", 1.0),
     }
@@ -91,7 +106,34 @@ UNIT_WORDS["elements"] = ("elements", 1.0)
 UNIT_WORDS["dims"] = ("dims", 1.0)
 
 # units of measure: after these even "one" and "a" are numbers ("one percent", "one second")
-MEASURE_DIMENSIONS = frozenset({"bytes", "bytes/s", "flop", "flop/s", "time", "fraction", "power", "tokens/s"})
+MEASURE_DIMENSIONS = frozenset(
+    {"bytes", "bytes/s", "flop", "flop/s", "time", "fraction", "power", "tokens/s", "frequency"}
+)
+# singular unit words after which "a"/"an" is the number one ("under a minute", "a week", "an hour");
+# "a second" only after a comparative or approximation ("within a second"), else it is an ordinal
+ARTICLE_UNITS = frozenset(
+    {
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "millisecond",
+        "microsecond",
+        "nanosecond",
+        "percent",
+        "second",
+        "kilobyte",
+        "megabyte",
+        "gigabyte",
+        "terabyte",
+        "kibibyte",
+        "mebibyte",
+        "gibibyte",
+        "tebibyte",
+    }
+)
+# binary magnitudes written apart from a unit: "64 Ki entries", "1 Mi tokens"
+BINARY_SUFFIXES: dict[str, float] = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 
 # magnitude suffixes glued to digits: readings (decimal first); "B" needs a count or a model after it
 SUFFIXES: dict[str, tuple[float, ...]] = {
