@@ -75,3 +75,28 @@ def test_runs_of_digits_alone_are_not_distinctive(tmp_path: Path) -> None:
     assert scan_site(tmp_path, prints) == []
     (tmp_path / "page.html").write_text("<p>0 0 1 1 rows kept in the final table of the run</p>")  # with words: counts
     assert [leak.file for leak in scan_site(tmp_path, prints)] == ["page.html"]
+
+
+# every type the scan's docstring promises to read, and types it does not name (it reads every file)
+SCANNED = [".html", ".json", ".js", ".css", ".txt", ".xml", ".svg", ".map", ".webmanifest", ".md", ""]
+
+
+def test_the_docstring_lists_only_types_tested_here() -> None:
+    import re
+
+    from qbank.paywall import leak
+
+    named = re.findall(r"(?<![\w/])\.[a-z]+\b", (leak.__doc__ or "").split("whatever its type", 1)[1])
+    assert named and set(named) <= set(SCANNED), named
+
+
+@pytest.mark.parametrize("suffix", SCANNED, ids=lambda s: s or "no-suffix")
+def test_each_file_type_is_read(tmp_path: Path, suffix: str) -> None:
+    """The same plain leak in a file of each type (nested one folder down): found, once, in that file."""
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / f"leaked{suffix}").write_text(f"{SECRET}\n")
+    (tmp_path / f"clean{suffix}").write_text("nothing premium here\n")
+    leaks = scan_site(tmp_path, PRINTS)
+    assert [(leak.file, leak.source, leak.heading) for leak in leaks] == [
+        (f"assets/leaked{suffix}", SRC.path, SRC.heading)
+    ]
