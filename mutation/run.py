@@ -41,14 +41,14 @@ def test_command(tests: list[str]) -> str:
     return "env PYTHONDONTWRITEBYTECODE=1 " + shlex.join(args)
 
 
-def session_config(module: dict[str, Any], run: dict[str, Any]) -> str:
+def session_config(module: dict[str, Any], run: dict[str, Any], timeout: float) -> str:
     """cosmic-ray's TOML for one module."""
     skips = [s["operators"] for s in run.get("skip", [])]
     return "\n".join(
         [
             "[cosmic-ray]",
             f"module-path = {_toml(module['path'])}",
-            f"timeout = {float(run.get('timeout', 180))}",
+            f"timeout = {timeout:.0f}.0",
             "excluded-modules = []",
             f"test-command = {_toml(test_command(module['tests']))}",
             "",
@@ -78,7 +78,6 @@ def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
     """Mutate one module and test every mutant; the seconds it took."""
     name, path = module["name"], ROOT / module["path"]
     cfg, session, log = out / f"{name}.toml", out / f"{name}.sqlite", out / f"{name}.log"
-    cfg.write_text(session_config(module, run))
     session.unlink(missing_ok=True)
     before = _digest(path)
     start = time.monotonic()
@@ -86,6 +85,9 @@ def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
         baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
         if baseline.returncode != 0:
             raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+        # a mutant that makes a loop endless is killed by the timeout: a few times the unmutated run
+        took = time.monotonic() - start
+        cfg.write_text(session_config(module, run, max(run["timeout_min"], run["timeout_factor"] * took)))
         for step in (
             [_tool("cosmic-ray"), "init", str(cfg), str(session)],
             [_tool("cr-filter-operators"), str(session), str(cfg)],
