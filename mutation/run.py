@@ -124,8 +124,6 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         m["tests"] = [t for t in m["tests"] if t not in absent]
     args.out.mkdir(parents=True, exist_ok=True)
-    times_file = args.out / "seconds.json"
-    seconds: dict[str, float] = json.loads(times_file.read_text()) if times_file.exists() else {}
     if not args.report_only:
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", *(m["path"] for m in modules)],
@@ -136,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         for m in modules:
             print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
-            seconds[m["name"]] = run_module(m, run, args.out)
-            times_file.write_text(json.dumps(seconds, indent=1) + "\n")
+            took = run_module(m, run, args.out)
+            (args.out / f"{m['name']}.seconds.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
     scores = []
     for m in modules:
         session = args.out / f"{m['name']}.sqlite"
@@ -145,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         lines = (ROOT / m["path"]).read_text().splitlines()
         mutants = read_session(session, m["path"], lines, equivalents, run.get("skip", []))
-        scores.append(ModuleScore(m["name"], m["path"], seconds.get(m["name"], 0.0), mutants))
+        took = args.out / f"{m['name']}.seconds.json"
+        seconds = float(json.loads(took.read_text())["seconds"]) if took.exists() else 0.0
+        scores.append(ModuleScore(m["name"], m["path"], seconds, mutants))
     stale = stale_equivalents(scores, equivalents)
     (args.out / "report.md").write_text(markdown(scores, stale, TOOL))
     (args.out / "report.json").write_text(as_json(scores, stale))
