@@ -1,13 +1,15 @@
 """The mutation report: cosmic-ray sessions and the equivalent-mutant list -> scores per module. Pure.
 
 A mutant is ``killed`` (a test failed, errored or timed out), ``survived`` (every mapped test passed),
-``equivalent`` (survived, and [[equivalent]] in mutation/modules.toml says why it cannot behave differently)
+``equivalent`` (survived, and [[equivalent]] in mutation/modules.toml says why it cannot behave differently,
+or it lies in an annotation Python never evaluates)
 or ``skipped`` (its operator family is not run: [[run.skip]]). The score of a module is
 killed / (killed + survived): equivalent and skipped mutants are out of it, and both are listed.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -51,7 +53,9 @@ class ModuleScore:
 
 
 def classify(worker_outcome: str | None, test_outcome: str | None) -> str:
-    """One mutant's outcome from cosmic-ray's two fields."""
+    """One mutant's outcome from cosmic-ray's two fields (stored as the enum names: ``NORMAL``, ``KILLED``)."""
+    worker_outcome = (worker_outcome or "").lower() or None
+    test_outcome = (test_outcome or "").lower() or None
     if worker_outcome == "skipped":
         return "skipped"
     if worker_outcome != "normal" or test_outcome is None:
@@ -67,6 +71,34 @@ def equivalent_reason(
         if eq["path"] == path and eq["operator"] == operator and eq["line"].strip() == source:
             return str(eq["reason"])
     return None
+
+
+ANNOTATION = "in a type annotation of a function (parameters, return, local variables): never evaluated at run time"
+
+
+def annotation_spans(source: str) -> list[tuple[int, int, int, int]]:
+    """(line, col, end line, end col) of every annotation that Python never evaluates: a function's parameter
+    and return annotations under ``from __future__ import annotations``, and local variables' annotations."""
+    tree = ast.parse(source)
+    postponed = any(
+        isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if postponed:
+                args = node.args
+                every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                found += [a.annotation for a in every if a is not None and a.annotation is not None]
+                found += [node.returns] if node.returns is not None else []
+            found += [n.annotation for n in ast.walk(node) if isinstance(n, ast.AnnAssign) and n.simple]
+    return [(a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0) for a in found]
+
+
+def in_spans(line: int, col: int, spans: Sequence[tuple[int, int, int, int]]) -> bool:
+    """Whether a position (1-based line, 0-based column) lies inside one of the spans."""
+    return any((line, col) >= (a, b) and (line, col) < (c, d) for a, b, c, d in spans)
 
 
 def skip_reason(operator: str, skips: Sequence[Mapping[str, Any]]) -> str:
@@ -97,12 +129,13 @@ def read_session(
     finally:
         conn.close()
     out = []
+    spans = annotation_spans("\n".join(lines) + "\n")
     for operator, row, col, worker, test, diff in rows:
         source = lines[row - 1].strip() if 0 < row <= len(lines) else ""
         outcome = classify(worker, test) if worker is not None else "error"
         reason = ""
         if outcome == "survived":
-            eq = equivalent_reason(path, operator, source, equivalents)
+            eq = ANNOTATION if in_spans(row, col, spans) else equivalent_reason(path, operator, source, equivalents)
             if eq is not None:
                 outcome, reason = "equivalent", eq
         elif outcome == "skipped":

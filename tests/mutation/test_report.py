@@ -16,7 +16,8 @@ SKIP = {"operators": "core/ReplaceBinaryOperator_\\w+_Pow$", "reason": "power of
 
 
 def session(tmp_path: Path, rows: list[tuple[str, int, str | None, str | None]]) -> Path:
-    """A session file with cosmic-ray 8.7's tables: (operator, line, worker outcome, test outcome) per mutant."""
+    """A session file with cosmic-ray 8.7's tables (outcomes as it stores them, by enum name): (operator, line,
+    worker outcome, test outcome) per mutant."""
     path = tmp_path / "s.sqlite"
     conn = sqlite3.connect(path)
     conn.execute(
@@ -41,12 +42,12 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
     s = session(
         tmp_path,
         [
-            ("core/ReplaceComparisonOperator_Gt_GtE", 2, "normal", "survived"),  # a missing test
-            ("core/ReplaceComparisonOperator_Gt_Lt", 2, "normal", "killed"),
-            ("core/NumberReplacer", 2, "normal", "incompetent"),  # the mutant crashed the tests: killed
-            ("core/Swap", 5, "normal", "survived"),  # listed as equivalent
-            ("core/ReplaceBinaryOperator_Add_Pow", 5, "skipped", None),
-            ("core/AddNot", 2, "exception", None),  # could not be applied
+            ("core/ReplaceComparisonOperator_Gt_GtE", 2, "NORMAL", "SURVIVED"),  # a missing test
+            ("core/ReplaceComparisonOperator_Gt_Lt", 2, "NORMAL", "KILLED"),
+            ("core/NumberReplacer", 2, "NORMAL", "INCOMPETENT"),  # the mutant crashed the tests: killed
+            ("core/Swap", 5, "NORMAL", "SURVIVED"),  # listed as equivalent
+            ("core/ReplaceBinaryOperator_Add_Pow", 5, "SKIPPED", None),
+            ("core/AddNot", 2, "EXCEPTION", None),  # could not be applied
             ("core/AddNot", 5, None, None),  # never ran
         ],
     )
@@ -76,7 +77,7 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
 
 
 def test_an_equivalent_that_no_longer_survives_is_stale(tmp_path: Path) -> None:
-    s = session(tmp_path, [("core/Swap", 5, "normal", "killed")])
+    s = session(tmp_path, [("core/Swap", 5, "NORMAL", "KILLED")])
     score = ModuleScore("m", "m.py", 1.0, read_session(s, "m.py", SOURCE, [EQUIVALENT], []))
     assert stale_equivalents([score], [EQUIVALENT]) == ["m.py: core/Swap on `return x + x`"]
     assert "## Stale equivalents (1)" in markdown([score], stale_equivalents([score], [EQUIVALENT]), "t")
@@ -105,3 +106,15 @@ def test_the_configuration_names_real_modules_and_tests() -> None:
     cfg = tomllib.loads(session_config(config["module"][0], config["run"], 20.0))["cosmic-ray"]
     assert cfg["module-path"] == config["module"][0]["path"] and cfg["timeout"] == 20.0
     assert cfg["test-command"].endswith(" ".join(config["module"][0]["tests"]))
+
+
+def test_annotations_python_never_evaluates() -> None:
+    from mutation.report import annotation_spans, in_spans
+
+    body = "def f(a: int | None, *, b: str | None = None) -> int | None:\n    c: int | None = a\n    return c | 1\n"
+    postponed = annotation_spans("from __future__ import annotations\n" + body)
+    # parameters, return and the local annotation; never the `|` that computes a value
+    assert [in_spans(2, col, postponed) for col in (13, 31, 50)] == [True, True, True]
+    assert in_spans(3, 11, postponed) and not in_spans(4, 13, postponed)
+    evaluated = annotation_spans(body)  # without the future import a signature is evaluated at `def`
+    assert not in_spans(1, 13, evaluated) and in_spans(2, 11, evaluated)
