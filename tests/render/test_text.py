@@ -142,3 +142,10 @@ def test_escapes() -> None:
     assert attr('a "b" <c> & \'d\'') == "a &quot;b&quot; &lt;c&gt; &amp; &#x27;d&#x27;"
     assert yaml_str('KV "cache" — 40 GiB') == '"KV \\"cache\\" — 40 GiB"'
     assert md_escape(r"a_b*c`d[e]f<g>h\i") == r"a\_b\*c\`d\[e\]f\<g\>h\\i"
+
+
+def test_a_description_is_at_most_160_characters_by_default() -> None:
+    # the length search engines show: written out, not read from DESCRIPTION_MAX
+    assert clip("x" * 160) == "x" * 160
+    assert clip("x" * 161) == "x" * 159 + "…"
+    assert clip("word " * 100) == " ".join(["word"] * 32) + "…"  # 32 words (159 characters) and the ellipsis
