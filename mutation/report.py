@@ -64,11 +64,12 @@ def classify(worker_outcome: str | None, test_outcome: str | None) -> str:
 
 
 def equivalent_reason(
-    path: str, operator: str, source: str, equivalents: Sequence[Mapping[str, Any]]
+    path: str, operator: str, source: str, col: int, equivalents: Sequence[Mapping[str, Any]]
 ) -> str | None:
-    """The reason a listed equivalent gives for this surviving mutant, if one matches it."""
+    """The reason a listed equivalent gives for this surviving mutant, if one matches it (same module, operator
+    and source line; and column, when the entry gives one: a line can hold the operator twice)."""
     for eq in equivalents:
-        if eq["path"] == path and eq["operator"] == operator and eq["line"].strip() == source:
+        if (eq["path"], eq["operator"], eq["line"].strip()) == (path, operator, source) and eq.get("col", col) == col:
             return str(eq["reason"])
     return None
 
@@ -135,7 +136,8 @@ def read_session(
         outcome = classify(worker, test) if worker is not None else "error"
         reason = ""
         if outcome == "survived":
-            eq = ANNOTATION if in_spans(row, col, spans) else equivalent_reason(path, operator, source, equivalents)
+            listed = equivalent_reason(path, operator, source, col, equivalents)
+            eq = ANNOTATION if in_spans(row, col, spans) else listed
             if eq is not None:
                 outcome, reason = "equivalent", eq
         elif outcome == "skipped":
@@ -152,8 +154,11 @@ def stale_equivalents(scores: Iterable[ModuleScore], equivalents: Sequence[Mappi
         score = ran.get(eq["path"])
         if score is None:
             continue
-        if not any(m.outcome == "equivalent" and m.operator == eq["operator"] and m.source == eq["line"].strip()
-                   for m in score.mutants):
+        if not any(
+            m.outcome == "equivalent" and (m.operator, m.source) == (eq["operator"], eq["line"].strip())
+            and eq.get("col", m.col) == m.col
+            for m in score.mutants
+        ):
             stale.append(f"{eq['path']}: {eq['operator']} on `{eq['line'].strip()}`")
     return stale
 
