@@ -63,13 +63,28 @@ def classify(worker_outcome: str | None, test_outcome: str | None) -> str:
     return "survived" if test_outcome == "survived" else "killed"
 
 
+def mutated_lines(diff: str) -> str:
+    """The lines a mutant's diff adds (what the mutated code says)."""
+    return "\n".join(x[1:] for x in diff.splitlines() if x.startswith("+") and not x.startswith("+++"))
+
+
+def matches(eq: Mapping[str, Any], path: str, operator: str, source: str, col: int, diff: str) -> bool:
+    """Whether a listed equivalent names this mutant: same module, operator and source line; and, when the entry
+    gives them, the column (a line can hold the operator twice) and text the mutated line holds (one operator
+    can make several mutants at one place, e.g. a number replaced by n+1 and by n-1)."""
+    return (
+        (eq["path"], eq["operator"], eq["line"].strip()) == (path, operator, source)
+        and eq.get("col", col) == col
+        and eq.get("mutated", "") in mutated_lines(diff)
+    )
+
+
 def equivalent_reason(
-    path: str, operator: str, source: str, col: int, equivalents: Sequence[Mapping[str, Any]]
+    path: str, operator: str, source: str, col: int, diff: str, equivalents: Sequence[Mapping[str, Any]]
 ) -> str | None:
-    """The reason a listed equivalent gives for this surviving mutant, if one matches it (same module, operator
-    and source line; and column, when the entry gives one: a line can hold the operator twice)."""
+    """The reason a listed equivalent gives for this surviving mutant, if one matches it."""
     for eq in equivalents:
-        if (eq["path"], eq["operator"], eq["line"].strip()) == (path, operator, source) and eq.get("col", col) == col:
+        if matches(eq, path, operator, source, col, diff):
             return str(eq["reason"])
     return None
 
@@ -136,7 +151,7 @@ def read_session(
         outcome = classify(worker, test) if worker is not None else "error"
         reason = ""
         if outcome == "survived":
-            listed = equivalent_reason(path, operator, source, col, equivalents)
+            listed = equivalent_reason(path, operator, source, col, diff or "", equivalents)
             eq = ANNOTATION if in_spans(row, col, spans) else listed
             if eq is not None:
                 outcome, reason = "equivalent", eq
@@ -155,8 +170,7 @@ def stale_equivalents(scores: Iterable[ModuleScore], equivalents: Sequence[Mappi
         if score is None:
             continue
         if not any(
-            m.outcome == "equivalent" and (m.operator, m.source) == (eq["operator"], eq["line"].strip())
-            and eq.get("col", m.col) == m.col
+            m.outcome == "equivalent" and matches(eq, m.path, m.operator, m.source, m.col, m.diff)
             for m in score.mutants
         ):
             stale.append(f"{eq['path']}: {eq['operator']} on `{eq['line'].strip()}`")
