@@ -118,3 +118,20 @@ def test_annotations_python_never_evaluates() -> None:
     assert in_spans(3, 11, postponed) and not in_spans(4, 13, postponed)
     evaluated = annotation_spans(body)  # without the future import a signature is evaluated at `def`
     assert not in_spans(1, 13, evaluated) and in_spans(2, 11, evaluated)
+
+
+def test_an_equivalent_can_name_one_of_several_mutants_at_a_place(tmp_path: Path) -> None:
+    """n-1 replaced by n-0 and by n-2 is one operator at one column: the entry names the one that is equivalent."""
+    source = ["def last(xs):", "    return xs[len(xs) - 1]"]
+    eq = {"path": "m.py", "operator": "core/NumberReplacer", "line": "return xs[len(xs) - 1]", "col": 4,
+          "mutated": "len(xs) - 0", "reason": "r"}
+    s = session(tmp_path, [("core/NumberReplacer", 2, "NORMAL", "SURVIVED"), ("core/NumberReplacer", 2, "NORMAL",
+                                                                              "SURVIVED")])
+    conn = sqlite3.connect(s)
+    conn.execute("UPDATE work_results SET diff = ? WHERE job_id = '0'", ("-    return xs[len(xs) - 1]\n"
+                                                                        "+    return xs[len(xs) - 0]",))
+    conn.execute("UPDATE work_results SET diff = ? WHERE job_id = '1'", ("-    return xs[len(xs) - 1]\n"
+                                                                        "+    return xs[len(xs) - 2]",))
+    conn.commit()
+    conn.close()
+    assert [m.outcome for m in read_session(s, "m.py", source, [eq], [])] == ["equivalent", "survived"]
