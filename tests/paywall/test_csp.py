@@ -124,3 +124,13 @@ def test_no_charset_puts_the_policy_right_after_head() -> None:
 
 def test_a_page_without_head_is_left_alone() -> None:
     assert add_csp("<p>fragment</p>") == "<p>fragment</p>"
+
+
+def test_an_inline_script_after_an_external_one_is_hashed() -> None:
+    page = '<script src="/a.js"></script><script type="application/json">{}</script><script>alert(1)</script>'
+    assert inline_hashes(page) == ([ALERT_1], [])
+
+
+def test_a_charset_and_no_script_put_the_policy_after_the_charset() -> None:
+    page = "<html><head><title>t</title><meta charset=utf-8><style></style></head><body></body></html>"
+    assert add_csp(page) == page.replace("<meta charset=utf-8>", "<meta charset=utf-8>" + _meta(page))
