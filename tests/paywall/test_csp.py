@@ -134,3 +134,11 @@ def test_an_inline_script_after_an_external_one_is_hashed() -> None:
 def test_a_charset_and_no_script_put_the_policy_after_the_charset() -> None:
     page = "<html><head><title>t</title><meta charset=utf-8><style></style></head><body></body></html>"
     assert add_csp(page) == page.replace("<meta charset=utf-8>", "<meta charset=utf-8>" + _meta(page))
+
+
+def test_script_tags_in_capitals_and_bodies_over_several_lines() -> None:
+    # printf '\nalert(1)\n' (and '\np{}\n') | openssl dgst -sha256 -binary | base64
+    script = "'sha256-J8+4/wmqNoqVGih0Xof49bzVEIwR8aHhR5HvZK1wlzY='"
+    style = "'sha256-S1+1UhUBsQI+oYzHJq9H6zGUGt9DphQexnvaBQ874Hc='"
+    assert inline_hashes("<SCRIPT>\nalert(1)\n</SCRIPT >") == ([script], [])
+    assert inline_hashes("<Style>\np{}\n</STYLE>") == ([], [style])
