@@ -3,7 +3,8 @@
 A mutant is ``killed`` (a test failed, errored or timed out), ``survived`` (every mapped test passed),
 ``equivalent`` (survived, and [[equivalent]] in mutation/modules.toml says why it cannot behave differently,
 or it lies in an annotation Python never evaluates)
-or ``skipped`` (its operator family is not run: [[run.skip]]). The score of a module is
+``skipped`` (its operator family is not run: [[run.skip]]), ``error`` (it could not be applied or the worker
+died) or ``pending`` (not run yet: an interrupted session). The score of a module is
 killed / (killed + survived): equivalent and skipped mutants are out of it, and both are listed.
 """
 
@@ -148,7 +149,7 @@ def read_session(
     spans = annotation_spans("\n".join(lines) + "\n")
     for operator, row, col, worker, test, diff in rows:
         source = lines[row - 1].strip() if 0 < row <= len(lines) else ""
-        outcome = classify(worker, test) if worker is not None else "error"
+        outcome = classify(worker, test) if worker is not None else "pending"  # not run yet (an interrupted run)
         reason = ""
         if outcome == "survived":
             listed = equivalent_reason(path, operator, source, col, diff or "", equivalents)
@@ -189,13 +190,13 @@ def markdown(scores: Sequence[ModuleScore], stale: Sequence[str], tool: str) -> 
         "",
         f"Tool: {tool}. Modules: {len(scores)}; run time {total:.0f} s.",
         "",
-        "| module | mutants | killed | survived | equivalent | skipped | error | score | seconds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| module | mutants | killed | survived | equivalent | skipped | error | pending | score | seconds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for s in scores:
         lines.append(
             f"| {s.path} | {len(s.mutants)} | {s.count('killed')} | {s.count('survived')} | {s.count('equivalent')} "
-            f"| {s.count('skipped')} | {s.count('error')} | {_pct(s.score)} | {s.seconds:.0f} |"
+            f"| {s.count('skipped')} | {s.count('error')} | {s.count('pending')} | {_pct(s.score)} | {s.seconds:.0f} |"
         )
     for title, outcome in (("Surviving mutants", "survived"), ("Equivalent mutants", "equivalent")):
         found = [m for s in scores for m in s.mutants if m.outcome == outcome]
@@ -218,7 +219,7 @@ def as_json(scores: Sequence[ModuleScore], stale: Sequence[str]) -> str:
                 "path": s.path,
                 "seconds": round(s.seconds, 1),
                 "score": s.score,
-                "counts": {o: s.count(o) for o in ("killed", "survived", "equivalent", "skipped", "error")},
+                "counts": {o: s.count(o) for o in ("killed", "survived", "equivalent", "skipped", "error", "pending")},
                 "mutants": [asdict(m) for m in s.mutants if m.outcome != "skipped"],
             }
             for s in scores

@@ -48,7 +48,7 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
             ("core/Swap", 5, "NORMAL", "SURVIVED"),  # listed as equivalent
             ("core/ReplaceBinaryOperator_Add_Pow", 5, "SKIPPED", None),
             ("core/AddNot", 2, "EXCEPTION", None),  # could not be applied
-            ("core/AddNot", 5, None, None),  # never ran
+            ("core/AddNot", 5, None, None),  # not run yet (an interrupted session)
         ],
     )
     mutants = read_session(s, "m.py", SOURCE, [EQUIVALENT], [SKIP])
@@ -57,7 +57,7 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
         (2, "NumberReplacer", "killed"),
         (2, "ReplaceComparisonOperator_Gt_GtE", "survived"),
         (2, "ReplaceComparisonOperator_Gt_Lt", "killed"),
-        (5, "AddNot", "error"),
+        (5, "AddNot", "pending"),
         (5, "ReplaceBinaryOperator_Add_Pow", "skipped"),
         (5, "Swap", "equivalent"),
     ]
@@ -66,14 +66,16 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
         "core/ReplaceBinaryOperator_Add_Pow": "power of a float",
     }
     score = ModuleScore("m", "m.py", 12.0, mutants)
-    assert score.score == 2 / 3  # killed / (killed + survived): equivalent, skipped and errors are out
+    assert score.score == 2 / 3  # killed / (killed + survived): equivalent, skipped, errors and pending are out
     assert stale_equivalents([score], [EQUIVALENT]) == []
     report = markdown([score], [], "cosmic-ray 8.7.0")
-    assert "| m.py | 7 | 2 | 1 | 1 | 1 | 2 | 66.7% | 12 |" in report
+    assert "| m.py | 7 | 2 | 1 | 1 | 1 | 1 | 1 | 66.7% | 12 |" in report
     assert "## Surviving mutants (1)" in report and "`m.py:2:4` core/ReplaceComparisonOperator_Gt_GtE" in report
     assert "## Equivalent mutants (1)" in report and "x * 2 is x + x" in report
     doc = json.loads(as_json([score], []))
-    assert doc["modules"][0]["counts"] == {"killed": 2, "survived": 1, "equivalent": 1, "skipped": 1, "error": 2}
+    assert doc["modules"][0]["counts"] == {
+        "killed": 2, "survived": 1, "equivalent": 1, "skipped": 1, "error": 1, "pending": 1
+    }
 
 
 def test_an_equivalent_that_no_longer_survives_is_stale(tmp_path: Path) -> None:
