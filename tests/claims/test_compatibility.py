@@ -1,0 +1,111 @@
+"""Which dimensions may bind, which may be compared, and the comparison window: the rules of
+qbank.claims.match written out as tables (by hand, from its docstring), not recomputed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from qbank.claims.match import Declared, comparable, compatible, distance, holds, near
+from qbank.claims.quantity import Reading
+
+COMPATIBLE = [
+    ("bytes", "bytes", True),
+    ("time", "time", True),
+    ("tokens", "tokens", True),
+    ("number", "number", True),
+    ("number", "tokens", True),  # a plain number with a count
+    ("number", "factor", True),
+    ("number", "fraction", True),
+    ("GPUs", "number", True),  # a count with a plain value
+    ("factor", "number", True),
+    ("fraction", "number", True),
+    ("number", "bytes", False),
+    ("number", "time", False),
+    ("bytes", "number", False),
+    ("time", "number", False),
+    ("GPUs", "heads", False),  # counts of different things
+    ("GPUs", "time", False),
+    ("tokens", "time", False),
+    ("layers", "bytes", False),
+    ("fraction", "factor", False),
+    ("bytes", "time", False),
+]
+
+
+@pytest.mark.parametrize(("qdim", "vdim", "ok"), COMPATIBLE, ids=[f"{q}-{v}" for q, v, _ in COMPATIBLE])
+def test_compatible(qdim: str, vdim: str, ok: bool) -> None:
+    assert compatible(qdim, vdim) is ok
+
+
+COMPARABLE = [
+    ("bytes", "bytes", True),
+    ("number", "tokens", True),
+    ("tokens", "number", True),
+    ("number", "number", True),
+    ("number", "factor", False),  # a comparative binds more narrowly than a plain match
+    ("factor", "number", False),
+    ("number", "fraction", False),
+    ("GPUs", "heads", False),
+    ("bytes", "time", False),
+]
+
+
+@pytest.mark.parametrize(("qdim", "vdim", "ok"), COMPARABLE, ids=[f"{q}-{v}" for q, v, _ in COMPARABLE])
+def test_comparable(qdim: str, vdim: str, ok: bool) -> None:
+    assert comparable(qdim, vdim) is ok
+
+
+def plain(mantissa: float) -> Reading:
+    return Reading(mantissa, 1.0, 1.0, "number", "")
+
+
+def value(x: float, unit: str | None = None) -> Declared:
+    return Declared("x", "claim", x, unit, 1)
+
+
+@pytest.mark.parametrize(
+    ("w", "v", "ok"),
+    [
+        (8, 80, True),  # a factor of 10 exactly: inside the window
+        (8, 80.01, False),
+        (8, 0.8, True),
+        (8, 0.7999, False),
+        (8, 8, True),
+        (8, -8, False),  # opposite signs are never near
+        (-8, -80, True),
+        (0, 0, True),
+        (0, 8, False),
+        (8, 0, False),
+    ],
+)
+def test_near_is_a_factor_of_ten_either_way(w: float, v: float, ok: bool) -> None:
+    assert near(plain(w), value(v)) is ok
+
+
+def test_near_needs_compatible_dimensions() -> None:
+    assert not near(plain(8), value(8, "s"))
+    assert near(Reading(8, 1.0, 1.0, "time", "s"), value(8, "s"))
+
+
+@pytest.mark.parametrize(
+    ("v", "gt", "ge", "lt", "le"),
+    [
+        (1.0, False, True, False, True),  # equality
+        (1.0 + 1e-12, False, True, False, True),  # within the float tolerance: still equality
+        (1.001, True, True, False, False),
+        (0.999, False, False, True, True),
+    ],
+)
+def test_holds_each_relation(v: float, gt: bool, ge: bool, lt: bool, le: bool) -> None:
+    got = [holds(plain(1.0), value(v), rel) for rel in (">", ">=", "<", "<=")]
+    assert got == [gt, ge, lt, le]
+
+
+def test_distance_is_the_log_ratio() -> None:
+    assert distance(plain(10), value(100)) == pytest.approx(math.log(10))
+    assert distance(plain(10), value(1)) == pytest.approx(math.log(10))
+    assert distance(plain(10), value(10)) == 0.0
+    assert distance(plain(10), value(-10)) == math.inf
+    assert distance(plain(0), value(0)) == 0.0 and distance(plain(0), value(1)) == math.inf
