@@ -109,3 +109,24 @@ def test_distance_is_the_log_ratio() -> None:
     assert distance(plain(10), value(10)) == 0.0
     assert distance(plain(10), value(-10)) == math.inf
     assert distance(plain(0), value(0)) == 0.0 and distance(plain(0), value(1)) == math.inf
+
+
+GIB = 2**30
+
+
+@pytest.mark.parametrize(
+    ("reading", "v", "text"),
+    [
+        # one digit past the written precision, at least four significant digits, in the written unit
+        (Reading(320, 10, GIB, "bytes", "GiB"), value(327.68 * GIB, "B"), "327.7 GiB"),
+        (Reading(0.92, 0.01, 1.0, "number", ""), value(0.92513), "0.9251"),
+        (Reading(1.805, 0.001, 1.0, "factor", "×"), value(1.80549), "1.8055 ×"),
+        (Reading(5, 1, 1.0, "number", ""), value(5.0), "5"),  # no trailing zeros or point
+        (Reading(2, 1, 1e3, "tokens", "tokens", 1e3), value(2048, "tokens"), "2048 tokens"),  # "2K tokens"
+        (Reading(0, 1, 1.0, "number", ""), value(2e-16), "2e-16"),
+    ],
+)
+def test_shown_in_the_written_unit(reading: Reading, v: Declared, text: str) -> None:
+    from qbank.claims.match import shown
+
+    assert shown(reading, v) == text
