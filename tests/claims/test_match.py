@@ -130,3 +130,29 @@ def test_shown_in_the_written_unit(reading: Reading, v: Declared, text: str) -> 
     from qbank.claims.match import shown
 
     assert shown(reading, v) == text
+
+
+def test_on_the_order_of_includes_exactly_root_ten() -> None:
+    from qbank.claims.match import matches
+
+    # log10(10 ** ±0.5) is exactly ±0.5 in floating point: the factor √10 itself is inside
+    assert matches(plain(1), value(10**0.5), "order") and matches(plain(1), value(10**-0.5), "order")
+    assert not matches(plain(1), value(3.17), "order") and not matches(plain(1), value(0.315), "order")
+
+
+def test_a_zero_value_backs_no_nonzero_number() -> None:
+    from qbank.claims.match import matches
+
+    assert not matches(plain(5), value(0)) and not matches(Reading(0.1, 0.1, 1.0, "number", ""), value(0))
+    assert matches(plain(0), value(0)) and matches(plain(0), value(0.4)) and not matches(plain(0), value(0.6))
+
+
+@pytest.mark.parametrize(("w", "v"), [(-0.5, 0.5), (0.5, -0.5), (-10, 10), (10, -10)])
+def test_opposite_signs_are_never_near_and_infinitely_far(w: float, v: float) -> None:
+    assert not near(plain(w), value(v))
+    assert distance(plain(w), value(v)) == math.inf
+
+
+def test_distance_of_negative_numbers() -> None:
+    assert distance(plain(-2), value(-1)) == pytest.approx(math.log(2))
+    assert distance(plain(-1), value(-2)) == pytest.approx(math.log(2))
