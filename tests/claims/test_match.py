@@ -156,3 +156,42 @@ def test_opposite_signs_are_never_near_and_infinitely_far(w: float, v: float) ->
 def test_distance_of_negative_numbers() -> None:
     assert distance(plain(-2), value(-1)) == pytest.approx(math.log(2))
     assert distance(plain(-1), value(-2)) == pytest.approx(math.log(2))
+
+
+def test_a_declared_value_from_its_record() -> None:
+    d = Declared.from_record({"name": "kv", "value": 40, "unit": "GiB"})
+    assert d == Declared("kv", "claim", 40.0, "GiB", 0)  # kind claim and line 0 when the record has none
+    assert Declared.from_record({"name": "n", "kind": "given", "value": "8", "line": 12}) == Declared(
+        "n", "given", 8.0, None, 12
+    )
+
+
+def test_order_of_magnitude_needs_positive_numbers() -> None:
+    from qbank.claims.match import matches
+
+    for w, v in [(1, 0), (0, 1), (1, -1), (-1, 1), (-1, -1)]:
+        assert not matches(plain(w), value(v), "order"), (w, v)
+
+
+def test_negative_numbers_round_like_positive_ones() -> None:
+    from qbank.claims.match import matches
+
+    assert matches(plain(-5), value(-5.2))  # within half a step and 5% of 5.2
+    assert not matches(plain(-5), value(-5.4))  # within half a step, but 7.4% off
+
+
+def test_comparisons_at_zero() -> None:
+    assert [holds(plain(0), value(0), rel) for rel in (">", ">=", "<", "<=")] == [False, True, False, True]
+
+
+def test_near_for_small_positive_numbers() -> None:
+    assert near(plain(0.5), value(0.5)) and near(plain(0.5), value(4.9)) and distance(plain(1), value(2)) == (
+        pytest.approx(math.log(2))
+    )
+
+
+def test_shown_with_a_magnitude_suffix() -> None:
+    from qbank.claims.match import shown
+
+    # "1.805K tokens" against 1805.49 tokens: 1805 has four digits, so five significant are shown
+    assert shown(Reading(1.805, 0.001, 1e3, "tokens", "tokens", 1e3), value(1805.49, "tokens")) == "1805.5 tokens"
