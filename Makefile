@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox vendor clean gpu-check
+.PHONY: site test lint venv browser sandbox vendor clean gpu-check mutation
 
 venv: $(STAMP)
 
@@ -56,5 +56,17 @@ test: $(STAMP) browser sandbox vendor lint
 gpu-check: $(STAMP) sandbox
 	$(BIN)/qbank gpu-check
 
+# Mutation testing of the trust-critical modules (mutation/modules.toml; docs/testing.md). Not part of `make test`:
+# hours on two cores. MODULES="render-text paywall-csp" runs only those; the report goes to .mutation/report.md.
+MODULES ?=
+MUTATION_STAMP := $(VENV)/.mutation-stamp
+
+$(MUTATION_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,mutation]'
+	@touch $(MUTATION_STAMP)
+
+mutation: $(MUTATION_STAMP) sandbox
+	$(BIN)/python -m mutation.run $(if $(strip $(MODULES)),--only $(MODULES))
+
 clean:
-	rm -rf site .qbank .pytest_cache .mypy_cache .ruff_cache
+	rm -rf site .qbank .pytest_cache .mypy_cache .ruff_cache .mutation

@@ -75,3 +75,22 @@ def _own_ledger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop("QBANK_LEDGER", None)
     else:
         os.environ["QBANK_LEDGER"] = before
+
+
+@pytest.fixture(scope="session")
+def verified_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This repository's content, copied without any ``.qbank`` cache, with every script verified now, here.
+
+    Tests that read verification results (derivations, records) read them from this copy: a verify-script
+    regression fails them as it fails a clean clone, instead of hiding behind a developer's old cache.
+    """
+    from qbank.verify.engine import VerifyConfig, verify
+
+    root = tmp_path_factory.mktemp("verified") / "repo"
+    for part in ("questions", "answers", "verify"):
+        shutil.copytree(REPO / part, root / part, ignore=CASE_IGNORE)
+    shutil.copy(REPO / "mkdocs.yml", root)
+    run = verify(root, VerifyConfig(jobs=2))
+    failed = [r["slug"] for r in run.results if r["outcome"] != "pass"]
+    assert not failed, f"verification scripts that do not pass in a clean copy: {failed}"
+    return root

@@ -82,3 +82,18 @@ def test_every_case_has_a_distinct_name() -> None:
     names = [c.stem for c in cases()]
     assert len(names) == len(set(names))
     assert len(names) >= 30
+
+
+def test_every_cross_check_kind_has_a_case() -> None:
+    """Each reference kind the cross-check reports (and duplicates and self-references) is named by a case file,
+    for a valid question and for one that failed validation (two code paths)."""
+    from qbank.corpus import REF_FIELDS
+
+    by_case = {case.name: {code for *_, code in expectations(case, "x")} for case in cases()}
+    covered = set().union(*by_case.values())
+    kinds = {code for _field, _catalog, code, _what in REF_FIELDS}
+    assert kinds == {"unknown-topic", "unknown-company", "unknown-concept", "unknown-related"}
+    assert kinds | {"duplicate-ref", "related-self"} <= covered
+    # a question that failed validation is cross-checked from its raw YAML (raw_ref_problems): each kind there too
+    invalid_question = [codes for codes in by_case.values() if codes & {"field-type", "field-range"}]
+    assert kinds <= set().union(*invalid_question)

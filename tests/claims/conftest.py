@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -50,14 +49,12 @@ def run_script(root: Path, slug: str, tmp: Path) -> dict[str, Any] | None:
 
 
 def recorded_answer(root: Path, slug: str, tmp: Path) -> RecordedAnswer:
-    """One answer with its values: the store's latest record if there is one, else one real run."""
-    try:
-        store: Any = importlib.import_module("qbank.verify.store")
-    except ImportError:
-        store = None
-    record = store.latest_record(root, slug) if store is not None else None
-    if record is None and (root / "verify" / f"{slug}.py").is_file():
-        record = run_script(root, slug, tmp)
+    """One answer with the values its script records when run now, for real, into ``tmp``.
+
+    Never the store's cached record under ``root`` (a developer's ``.qbank``): a verify-script regression
+    must fail here as it does in a clean clone, not hide behind a record from before it.
+    """
+    record = run_script(root, slug, tmp) if (root / "verify" / f"{slug}.py").is_file() else None
     text = (root / "answers" / f"{slug}.md").read_text(encoding="utf-8")
     return RecordedAnswer(slug, f"answers/{slug}.md", text, record_values(record))
 

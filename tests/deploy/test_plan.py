@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -144,3 +145,50 @@ def test_plan_invariants(old: dict[str, str], new: dict[str, str], hours: int) -
     # once the grace is over: exactly what the new site no longer refers to, and nothing it does
     assert {a.path for a in again.deletes} == set(old) - set(new)
     assert again.uploads == [] and again.manifest.unreferenced == {}
+
+
+# each kind of site path and the phase the module docstring gives it, written out rather than asked of phase_of
+PHASE_TABLE = [
+    ("assets/premium/feedbeef01.bin", "immutable"),  # ciphertext
+    ("assets/stylesheets/main.0123abcd.min.css", "immutable"),  # content-hashed name
+    ("assets/javascripts/bundle.89abcdef.min.js", "immutable"),
+    ("assets/keyslots/ab.json", "keyslots"),  # rewritten in place each release
+    ("assets/keyslots/manifest.json", "keyslots"),
+    ("assets/images/favicon.png", "static"),
+    ("search/search_index.json", "static"),
+    ("pagefind/pagefind.js", "static"),
+    ("index.html", "pages"),
+    ("404.html", "pages"),
+    ("questions/a/index.html", "pages"),
+    ("sitemap.xml", "sitemaps"),
+    ("sitemap.xml.gz", "sitemaps"),
+    ("sitemap-questions.xml", "sitemaps"),
+    ("robots.txt", "sitemaps"),  # names the sitemap: after it
+]
+
+
+def test_each_kind_of_path_has_its_phase() -> None:
+    assert [(p, phase_of(p)) for p, _ in PHASE_TABLE] == PHASE_TABLE
+    assert {phase for _, phase in PHASE_TABLE} | {"delete", "manifest"} == set(PHASES)
+
+
+def test_scan_site_hashes_match_sha256sum(tmp_path: Path) -> None:
+    """Hashes from coreutils' sha256sum, for a file across the 1 MiB read boundary, an empty one and a page;
+    host files and the manifest are not site objects."""
+    import subprocess
+
+    from qbank.deploy.plan import scan_site
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "big.bin").write_bytes(bytes(range(256)) * 4097 + b"tail")  # 1 MiB + 260 bytes
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    for host in ("_headers", "_redirects", MANIFEST_NAME):
+        (tmp_path / host).write_text("x")
+    out = subprocess.run(
+        ["sha256sum", "a/big.bin", "empty.txt", "index.html"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    want = {name: digest for digest, name in (line.split() for line in out.splitlines())}
+    files = scan_site(tmp_path)
+    assert {f.path: f.sha256 for f in files} == want
+    assert {f.path: f.size for f in files} == {"a/big.bin": 256 * 4097 + 4, "empty.txt": 0, "index.html": 9}

@@ -40,7 +40,7 @@ def load(name: str) -> dict[str, Any]:
 def test_workflows_lint_clean() -> None:
     proc = actionlint(cwd=REPO)
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
-    assert len(list(WORKFLOWS.glob("*.yml"))) == 5
+    assert len(list(WORKFLOWS.glob("*.yml"))) == 6
 
 
 def test_actionlint_does_catch_a_broken_workflow(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_every_checkout_keeps_no_credentials() -> None:
                     seen += 1
                     assert step["with"]["persist-credentials"] is False, path.name
                     assert "token" not in step["with"], path.name
-    assert seen == 4  # checks, deploy, refresh, gpu-refresh
+    assert seen == 7  # checks, deploy, refresh, gpu-refresh, and mutation's three jobs
 
 
 def test_refresh_runs_daily_on_main_in_the_production_environment() -> None:
@@ -147,3 +147,27 @@ def test_gpu_refresh_runs_only_on_main_on_the_self_hosted_gpu_runner() -> None:
     assert "git config" not in " ".join(runs) and "git remote" not in " ".join(runs)
     tokens = [i for i, s in enumerate(job["steps"]) if "secrets." in json.dumps(s)]
     assert tokens == [len(job["steps"]) - 1]  # the token reaches the last step only
+
+
+def test_mutation_runs_weekly_per_module_and_keeps_the_report() -> None:
+    import tomllib
+
+    mutation = load("mutation.yml")
+    assert set(mutation["on"]) == {"schedule", "workflow_dispatch"} and mutation["permissions"] == {"contents": "read"}
+    assert "secrets" not in json.dumps(mutation)
+    jobs = mutation["jobs"]
+    steps = " ".join(str(s.get("run", "")) for s in jobs["mutate"]["steps"])
+    assert 'make mutation MODULES="${{ matrix.module }}"' in steps
+    assert "sudo apt-get install -y bubblewrap" in steps
+    upload = next(s for s in jobs["mutate"]["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["if"] == "always()" and upload["with"]["path"] == ".mutation/"
+    assert jobs["report"]["if"] == "always()" and jobs["report"]["needs"] == "mutate"
+    report = " ".join(str(s.get("run", "")) for s in jobs["report"]["steps"])
+    assert "python3 -m mutation.run --report-only" in report and "GITHUB_STEP_SUMMARY" in report
+    # the matrix is the configured module list, read at run time (the command the first job runs)
+    names_step = jobs["modules"]["steps"][-1]["run"]
+    with (REPO / "mutation" / "modules.toml").open("rb") as fh:
+        names = [m["name"] for m in tomllib.load(fh)["module"]]
+    out = subprocess.run(["bash", "-c", names_step.replace('>> "$GITHUB_OUTPUT"', "")], cwd=REPO, capture_output=True,
+                         text=True, check=True).stdout
+    assert json.loads(out.strip().removeprefix("names=")) == names

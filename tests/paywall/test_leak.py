@@ -75,3 +75,57 @@ def test_runs_of_digits_alone_are_not_distinctive(tmp_path: Path) -> None:
     assert scan_site(tmp_path, prints) == []
     (tmp_path / "page.html").write_text("<p>0 0 1 1 rows kept in the final table of the run</p>")  # with words: counts
     assert [leak.file for leak in scan_site(tmp_path, prints)] == ["page.html"]
+
+
+# every type the scan's docstring promises to read, and types it does not name (it reads every file)
+SCANNED = [".html", ".json", ".js", ".css", ".txt", ".xml", ".svg", ".map", ".webmanifest", ".md", ""]
+
+
+def test_the_docstring_lists_only_types_tested_here() -> None:
+    import re
+
+    from qbank.paywall import leak
+
+    named = re.findall(r"(?<![\w/])\.[a-z]+\b", (leak.__doc__ or "").split("whatever its type", 1)[1])
+    assert named and set(named) <= set(SCANNED), named
+
+
+@pytest.mark.parametrize("suffix", SCANNED, ids=lambda s: s or "no-suffix")
+def test_each_file_type_is_read(tmp_path: Path, suffix: str) -> None:
+    """The same plain leak in a file of each type (nested one folder down): found, once, in that file."""
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / f"leaked{suffix}").write_text(f"{SECRET}\n")
+    (tmp_path / f"clean{suffix}").write_text("nothing premium here\n")
+    leaks = scan_site(tmp_path, PRINTS)
+    assert [(leak.file, leak.source, leak.heading) for leak in leaks] == [
+        (f"assets/leaked{suffix}", SRC.path, SRC.heading)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        # JSON escapes a tab between words as \t: only the decoded JSON strings read "partial sums"
+        ("search/index.json", json.dumps({"docs": [{"t": SECRET.replace(" ", "\t")}]})),
+        ("data.txt", "  " + json.dumps([SECRET.replace(" ", "\t")])),  # JSON by its content, not its name
+        ("search/keys.json", json.dumps({SECRET.replace(" ", "\t"): 1})),  # a key is a string too
+        # percent-encoding with %20 for spaces (quote, not quote_plus): only the decoded URL reads the words
+        ("share.html", f'<a href="https://x.example/?t={urllib.parse.quote(SECRET)}">share</a>'),
+        # a JavaScript string with every "a" escaped: only the decoded escapes spell the words
+        ("assets/app.js", 'var t="' + SECRET.replace("a", "\\u0061") + '";'),
+    ],
+    ids=["json-tab", "json-by-content", "json-key", "percent-20", "js-unicode-letters"],
+)
+def test_leaks_only_a_decoded_view_shows(tmp_path: Path, name: str, content: str) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(content)
+    assert [leak.file for leak in scan_site(tmp_path, PRINTS)] == [name]
+
+
+def test_tiny_and_binary_files_are_read_as_they_are(tmp_path: Path) -> None:
+    """One-byte files and binaries that are not gzip are scanned as bytes (no crash, no false leak)."""
+    (tmp_path / "a.txt").write_bytes(b"\n")
+    (tmp_path / "b.txt").write_bytes(b"~")
+    (tmp_path / "c.bin").write_bytes(b"\x1f\x8b not gzip after all")
+    (tmp_path / "d.jpg").write_bytes(b"\xff\xd8\xff" + SECRET.encode())
+    assert [leak.file for leak in scan_site(tmp_path, PRINTS)] == ["d.jpg"]

@@ -52,6 +52,47 @@ def test_mint_stores_no_key_and_build_sees_states(tmp_path: Path) -> None:
         assert k.encode() not in raw and parse_key(k) not in raw
 
 
+SOLD = dt.date(2026, 1, 15)
+EXPIRY = dt.date(2026, 7, 15)  # six calendar months after the sale: the first day the license opens nothing
+
+
+@pytest.mark.parametrize(
+    ("today", "state"),
+    [
+        (SOLD, "active"),
+        (EXPIRY - dt.timedelta(days=1), "active"),  # its last day
+        (EXPIRY, "expired"),  # the expiry day itself
+        (EXPIRY + dt.timedelta(days=1), "expired"),
+    ],
+)
+def test_status_and_for_build_agree_at_the_expiry_boundary(tmp_path: Path, today: dt.date, state: str) -> None:
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        (key,) = book.mint(1)
+        lic = book.sell(key, SOLD, "a@example.com")
+        active, ended = book.for_build(today)
+    assert lic.expires_on == EXPIRY.isoformat()
+    assert lic.status(today) == state
+    built = {a.identifier: "active" for a in active} | {e.identifier: e.status for e in ended}
+    assert built == {lic.identifier: state}
+    if state == "expired":
+        assert [(e.status, e.on) for e in ended] == [("expired", EXPIRY.isoformat())]
+    else:
+        assert [a.until for a in active] == [EXPIRY.isoformat()]
+
+
+def test_unsold_and_revoked_states_agree_too(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        _unsold, revoked = book.mint(2)
+        book.sell(revoked, SOLD, "b@example.com")
+        book.revoke(revoked, "refund")
+        active, ended = book.for_build(SOLD)
+        states = {lic.identifier: lic.status(SOLD) for lic in book.licenses()}
+    built = {a.identifier: "unsold" if a.until is None else "active" for a in active}
+    built |= {e.identifier: e.status for e in ended}
+    assert built == states and sorted(states.values()) == ["revoked", "unsold"]
+    assert [e.on for e in ended] == [None]
+
+
 def test_sale_rules(tmp_path: Path) -> None:
     with open_ledger(tmp_path / "l.sqlite3") as book:
         (key,) = book.mint(1)

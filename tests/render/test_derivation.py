@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-from qbank.corpus import Corpus
 from qbank.render.derivation import from_result, latest
 from qbank.render.question import _derivation
 from qbank.render.settings import Settings
 
 
-def test_absent_store_gives_nothing(corpus: Corpus) -> None:
-    if importlib.util.find_spec("qbank.verify.store") is None:
-        assert latest(corpus.root, "kv-per-request") is None
+def test_absent_store_gives_nothing(tmp_path: Path) -> None:
+    """A repository with no verification store (no .qbank at all) has no derivation for any question."""
+    assert not (tmp_path / ".qbank").exists()
+    assert latest(tmp_path, "kv-per-request") is None
 
 
 def test_result_in_the_verification_store_shape(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from qbank.verify import store
 from qbank.verify.engine import VerifyConfig, VerifyRun, verify
 from qbank.verify.runner import RunOptions
 
+from ..capabilities import require
 from ..conftest import CASE_IGNORE, CASES, REPO
 from .conftest import add_script
 
@@ -38,13 +39,6 @@ def expectation(path: Path) -> dict[str, Any]:
     if fields.get("line") == "here":
         fields["line"] = str(next(i for i, line in enumerate(text.splitlines(), 1) if "# <- here" in line))
     return fields
-
-
-def netns_available() -> bool:
-    """Whether this machine lets us make a network namespace (root with CAP_SYS_ADMIN, or user namespaces)."""
-    if shutil.which("unshare") is None:
-        return False
-    return subprocess.run(["unshare", "-n", "-m", "true"], capture_output=True).returncode == 0
 
 
 @pytest.fixture(scope="module")
@@ -182,14 +176,12 @@ def _one(root: Path, slug: str, **opts: Any) -> dict[str, Any]:
 
 
 def test_network_namespace_mode(vrepo: Path, listener: socket.socket) -> None:
-    """Forced namespace mode: the kernel has no route anywhere (or the launcher says it cannot have one)."""
+    """Forced namespace mode: the kernel has no route anywhere (a host without namespaces: test_fail_closed)."""
+    require("netns")
     place(vrepo, BAD / "socket-localhost.py", listener.getsockname()[1])
     result = _one(vrepo, "socket-localhost", network="namespace")
-    if netns_available():
-        assert (result["outcome"], result["problems"][0]["code"]) == ("error", "verify-network")
-        assert "Network is unreachable" in result["message"]
-    else:
-        assert result["problems"][0]["code"] == "verify-launcher"
+    assert (result["outcome"], result["problems"][0]["code"]) == ("error", "verify-network")
+    assert "Network is unreachable" in result["message"]
 
 
 def test_socket_refusal_mode(vrepo: Path, listener: socket.socket) -> None:
@@ -204,13 +196,11 @@ def test_socket_refusal_mode(vrepo: Path, listener: socket.socket) -> None:
 
 def test_readonly_mount_mode(vrepo: Path) -> None:
     """Forced mount mode alone: the kernel refuses writes to the repository (EROFS)."""
+    require("netns")
     place(vrepo, BAD / "write-outside.py", 0)
     result = _one(vrepo, "write-outside", fs="mount")
-    if netns_available():
-        assert (result["outcome"], result["problems"][0]["code"]) == ("error", "verify-sandbox-write")
-        assert "Read-only file system" in result["message"]
-    else:
-        assert result["problems"][0]["code"] == "verify-launcher"
+    assert (result["outcome"], result["problems"][0]["code"]) == ("error", "verify-sandbox-write")
+    assert "Read-only file system" in result["message"]
     assert not (vrepo / "written-by-script.txt").exists()
 
 
@@ -280,14 +270,36 @@ def test_socket_refusal_mode_refuses_programs(vrepo: Path) -> None:
     assert _one(vrepo, "spawn")["outcome"] == "pass"
 
 
+# every credential path the runner hides, named here rather than read from SECRET_PATHS, with a file planted in each
+CREDENTIALS = {
+    ".aws": ".aws/credentials",
+    ".ssh": ".ssh/id_ed25519",
+    ".gnupg": ".gnupg/private-keys-v1.d/key.key",
+    ".docker": ".docker/config.json",
+    ".kube": ".kube/config",
+    ".config/gh": ".config/gh/hosts.yml",
+    ".netrc": ".netrc",
+    ".git-credentials": ".git-credentials",
+    ".pypirc": ".pypirc",
+}
+
+
+def test_the_hidden_list_is_the_named_list() -> None:
+    """Adding a credential path to the runner without planting it below (or dropping one) fails."""
+    from qbank.verify.runner import SECRET_PATHS
+
+    assert sorted(SECRET_PATHS) == sorted(CREDENTIALS)
+
+
 @pytest.mark.parametrize("fs", ["auto", "audit"])
 def test_credential_files_are_hidden(vrepo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fs: str) -> None:
-    """The user's credential files stay out of reach: covered in the mount namespace, else refused on open."""
+    """Each of the user's credential files stays out of reach: covered in the mount namespace, else refused on open."""
     home = tmp_path / "home"
-    (home / ".aws").mkdir(parents=True)
-    (home / ".aws" / "credentials").write_text(f"aws_secret_access_key = {SECRET}\n")
-    (home / ".netrc").write_text(f"machine example.com password {SECRET}\n")
+    for rel in CREDENTIALS.values():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"secret = {SECRET}\n")
     monkeypatch.setenv("HOME", str(home))
+    paths = [str(home / rel) for rel in CREDENTIALS.values()]
     add_script(
         vrepo,
         "steal",
@@ -295,24 +307,22 @@ def test_credential_files_are_hidden(vrepo: Path, tmp_path: Path, monkeypatch: p
         "def read(p):\n"
         "    try:\n        return open(p).read()\n"
         "    except OSError as exc:\n        return type(exc).__name__\n"
-        f"got = read({str(home / '.aws' / 'credentials')!r}) + read({str(home / '.netrc')!r})\n"
-        "print(got)\n"
-        "check('secret' not in got, 'no credential was readable')\n",
+        f"got = [read(p) for p in {paths!r}]\n"
+        "print('|'.join(got))\n"
+        "check(not any('secret' in g for g in got), 'no credential was readable')\n",
     )
     result = _one(vrepo, "steal") if fs == "auto" else _one(vrepo, "steal", fs=fs, network="socket")
     assert result["outcome"] == "pass", result
     entry = store.read_entry(vrepo, "steal")
     assert entry is not None and SECRET not in entry["derivation"]
-    if fs == "audit":  # --trust-local: the audit hook refuses the open
-        assert "SandboxReadError" in entry["derivation"]
-    else:  # the wall: no home folder in the sandbox's view at all
-        assert "FileNotFoundError" in entry["derivation"]
+    # --trust-local: the audit hook refuses each open; the wall: no home folder in the sandbox's view at all
+    refusal = "SandboxReadError" if fs == "audit" else "FileNotFoundError"
+    assert "|".join([refusal] * len(CREDENTIALS)) in entry["derivation"]
 
 
 def test_unprivileged_user_gets_namespaces_through_a_user_namespace(tmp_path: Path) -> None:
     """A non-root user (here: nobody) still gets the network namespace and read-only repository."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root to switch to an unprivileged user")
+    require("root", "setpriv")
     import sys
     import tempfile
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 
 from qbank.verify import store
-from qbank.verify.cells import split_cells
+from qbank.verify.cells import Cell, split_cells
 from qbank.verify.engine import VerifyConfig, verify
 from qbank.verify.notebook import to_notebook
 
@@ -21,7 +21,7 @@ def test_split_cells_keeps_lines_and_prose() -> None:
     assert [c.kind for c in cells] == ["markdown", "code", "markdown", "code", "markdown", "code"]
     assert cells[0].source.startswith("# KV cache of one Llama-3.1-70B")
     assert cells[1].line == 8 and cells[1].source.startswith("from qbank.verify import")
-    assert split_cells("x = 1\n") == split_cells("x = 1\n")
+    assert split_cells("x = 1\n") == [Cell("code", "x = 1\n", 1)]
     assert [c.line for c in split_cells("a = 1\n# %%\nb = 2\n")] == [1, 3]
 
 

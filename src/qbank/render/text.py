@@ -45,8 +45,11 @@ def clip(text: str, limit: int = DESCRIPTION_MAX) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:·-—")
-    return cut + "…"
+    # the last space within the first ``limit`` characters ends the longest whole-word prefix that fits
+    # with the ellipsis; one word longer than that is cut hard
+    head = text[:limit]
+    cut = head.rsplit(" ", 1)[0] if " " in head else text[: limit - 1]
+    return cut.rstrip(",;:·-—") + "…"
 
 
 def url_of(path: str) -> str:

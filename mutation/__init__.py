@@ -1,0 +1,1 @@
+"""Mutation testing of the trust-critical modules: `make mutation` (docs/testing.md)."""

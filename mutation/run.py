@@ -1,0 +1,158 @@
+"""`make mutation`: run cosmic-ray on each configured module with its mapped tests, then write the report.
+
+Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only]
+
+Each module is mutated in place (cosmic-ray restores it after each mutant); the run refuses to start on a
+module with uncommitted changes, and checks every module is byte-identical afterwards. Sessions, the report
+(``report.md``, ``report.json``) and each module's log go to ``--out`` (``.mutation/`` by default).
+Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shlex
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mutation.report import ModuleScore, as_json, markdown, read_session, stale_equivalents
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "mutation" / "modules.toml"
+TOOL = "cosmic-ray 8.7.0"
+
+
+def load() -> dict[str, Any]:
+    """The mutation configuration."""
+    with CONFIG.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def test_command(tests: list[str]) -> str:
+    """The mapped tests, stopping at the first failure; no bytecode (a mutant and the original can share an
+    mtime second and a size, and a stale .pyc would then stand in for the mutant), no cache, fixed order."""
+    args = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *tests]
+    return "env PYTHONDONTWRITEBYTECODE=1 " + shlex.join(args)
+
+
+def session_config(module: dict[str, Any], run: dict[str, Any], timeout: float) -> str:
+    """cosmic-ray's TOML for one module."""
+    skips = [s["operators"] for s in run.get("skip", [])]
+    return "\n".join(
+        [
+            "[cosmic-ray]",
+            f"module-path = {_toml(module['path'])}",
+            f"timeout = {timeout:.0f}.0",
+            "excluded-modules = []",
+            f"test-command = {_toml(test_command(module['tests']))}",
+            "",
+            "[cosmic-ray.distributor]",
+            'name = "local"',
+            "",
+            "[cosmic-ray.filters.operators-filter]",
+            "exclude-operators = [" + ", ".join(_toml(s) for s in skips) + "]",
+            "",
+        ]
+    )
+
+
+def _toml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tool(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
+    """Mutate one module and test every mutant; the seconds it took."""
+    name, path = module["name"], ROOT / module["path"]
+    cfg, session, log = out / f"{name}.toml", out / f"{name}.sqlite", out / f"{name}.log"
+    session.unlink(missing_ok=True)
+    before = _digest(path)
+    start = time.monotonic()
+    with log.open("w") as fh:
+        baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
+        if baseline.returncode != 0:
+            raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+        # a mutant that makes a loop endless is killed by the timeout: a few times the unmutated run
+        took = time.monotonic() - start
+        cfg.write_text(session_config(module, run, max(run["timeout_min"], run["timeout_factor"] * took)))
+        for step in (
+            [_tool("cosmic-ray"), "init", str(cfg), str(session)],
+            [_tool("cr-filter-operators"), str(session), str(cfg)],
+            [_tool("cosmic-ray"), "exec", str(cfg), str(session)],
+        ):
+            subprocess.run(step, cwd=ROOT, stdout=fh, stderr=fh, check=True)
+    if _digest(path) != before:
+        raise SystemExit(f"mutation: {module['path']} was not restored; `git checkout -- {module['path']}`")
+    return time.monotonic() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mutation.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", default=None, help="module names (mutation/modules.toml)")
+    parser.add_argument("--out", type=Path, default=ROOT / ".mutation")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the report from the sessions there")
+    parser.add_argument(
+        "--skip-missing-tests", action="store_true", help="drop mapped test files that do not exist (an older tree)"
+    )
+    args = parser.parse_args(argv)
+    config = load()
+    run, equivalents = config.get("run", {}), config.get("equivalent", [])
+    modules = config["module"]
+    if args.only:
+        unknown = set(args.only) - {m["name"] for m in modules}
+        if unknown:
+            print(f"mutation: unknown module(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        modules = [m for m in modules if m["name"] in args.only]
+    for m in modules:
+        absent = [t for t in m["tests"] if not (ROOT / t).exists()]
+        if absent and not args.skip_missing_tests:
+            print(f"mutation: {m['name']}: no such test file(s): {', '.join(absent)}", file=sys.stderr)
+            return 2
+        m["tests"] = [t for t in m["tests"] if t not in absent]
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", *(m["path"] for m in modules)],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        ).stdout.strip()
+        if dirty:
+            print(f"mutation: commit or stash these first (they are mutated in place):\n{dirty}", file=sys.stderr)
+            return 2
+        for m in modules:
+            print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
+            took = run_module(m, run, args.out)
+            (args.out / f"{m['name']}.seconds.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
+    scores = []
+    for m in modules:
+        session = args.out / f"{m['name']}.sqlite"
+        if not session.exists():
+            continue
+        lines = (ROOT / m["path"]).read_text().splitlines()
+        mutants = read_session(session, m["path"], lines, equivalents, run.get("skip", []))
+        took = args.out / f"{m['name']}.seconds.json"
+        seconds = float(json.loads(took.read_text())["seconds"]) if took.exists() else 0.0
+        scores.append(ModuleScore(m["name"], m["path"], seconds, mutants))
+    stale = stale_equivalents(scores, equivalents)
+    (args.out / "report.md").write_text(markdown(scores, stale, TOOL))
+    (args.out / "report.json").write_text(as_json(scores, stale))
+    print(markdown(scores, stale, TOOL).split("\n## ")[0])
+    print(f"mutation: report in {args.out / 'report.md'}", file=sys.stderr)
+    return 1 if any(s.count("survived") or s.count("error") for s in scores) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
