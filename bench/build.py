@@ -83,7 +83,7 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
             "topic": topics[i % len(topics)],
             "companies": [companies[0]] if companies and i % 5 == 0 else [],
             "difficulty": 1 + i % 5,
-            "votes": rng.randrange(0, 500),
+            "editorial_rank": rng.randrange(1, 500),
             "access": "premium" if premium else "free",
             "kind": "derivation",
             "concepts": rng.sample(concepts, 2),

@@ -14,6 +14,7 @@ from qbank import preview
 from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
+from qbank.offer.model import load_shop
 from qbank.paywall import site as paywall
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
@@ -33,7 +34,10 @@ def on_config(config: Any) -> Any:
         session = preview.session_for(config, root)  # `qbank serve` only; a build with the flag refuses here
     except preview.PreviewFlagError as exc:
         raise PluginError(str(exc)) from exc
-    settings = settings_from(config.get("site_url"), config.get("extra"))
+    shop, problems = load_shop(root)
+    if problems:
+        raise PluginError("\n".join(p.text() for p in problems))
+    settings = settings_from(config.get("site_url"), config.get("extra"), shop)
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)

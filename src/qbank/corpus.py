@@ -51,9 +51,9 @@ class Corpus:
         return f"{VERIFY}/{slug}.py"
 
     def topic_questions(self, topic: str) -> list[str]:
-        """Slugs of a topic's questions, easiest first, then by votes."""
+        """Slugs of a topic's questions, easiest first, then by editorial rank."""
         qs = [s for s, q in self.questions.items() if q.topic == topic]
-        return sorted(qs, key=lambda s: (self.questions[s].difficulty, -self.questions[s].votes, s))
+        return sorted(qs, key=lambda s: (self.questions[s].difficulty, self.questions[s].editorial_rank, s))
 
 
 def suggest(name: str, known: list[str]) -> str:
@@ -165,7 +165,7 @@ def todo_problems(corpus: Corpus) -> list[Problem]:
     for slug in corpus.questions:
         rel = corpus.question_path(slug)
         located = corpus.positions[rel]
-        for name in ("title", "teaser"):
+        for name in ("title", "short_title", "description", "teaser"):
             if "TODO" in getattr(corpus.questions[slug], name):
                 pos = located.value_pos((name,))
                 out.append(warning(rel, pos.line, pos.col, "todo", f"{name} still holds a TODO"))

@@ -13,6 +13,9 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SLUG_MAX = 80
 TEASER_MIN = 70
 TEASER_MAX = 320
+SHORT_TITLE_MAX = 60
+DESCRIPTION_MIN = 70
+DESCRIPTION_MAX = 160
 
 
 def check_slug(value: str) -> str:
@@ -41,6 +44,34 @@ def check_teaser(value: str) -> str:
     return text
 
 
+def check_short_title(value: str) -> str:
+    """The page's ``<title>``: one line, short enough that search results show it whole."""
+    text = " ".join(value.split())
+    if not text:
+        raise PydanticCustomError("empty-text", "this text must not be empty", {})
+    if len(text) > SHORT_TITLE_MAX:
+        raise PydanticCustomError(
+            "short-title-length",
+            "the short title is {n} characters; search results show about {hi}, keep it at most {hi}",
+            {"n": len(text), "hi": SHORT_TITLE_MAX},
+        )
+    return text
+
+
+def check_description(value: str) -> str:
+    """The meta description: one line, whole words, the length a search snippet shows."""
+    text = " ".join(value.split())
+    if not DESCRIPTION_MIN <= len(text) <= DESCRIPTION_MAX:
+        raise PydanticCustomError(
+            "description-length",
+            "the description is {n} characters; keep it between {lo} and {hi} so search snippets show it whole",
+            {"n": len(text), "lo": DESCRIPTION_MIN, "hi": DESCRIPTION_MAX},
+        )
+    if text.endswith(("…", "...")):
+        raise PydanticCustomError("description-cut", "the description ends in an ellipsis: write it whole", {})
+    return text
+
+
 def check_text(value: str) -> str:
     """Non-blank text, stripped."""
     if not value.strip():
@@ -50,6 +81,8 @@ def check_text(value: str) -> str:
 
 Slug = Annotated[str, AfterValidator(check_slug)]
 Text = Annotated[str, AfterValidator(check_text)]
+ShortTitle = Annotated[str, AfterValidator(check_short_title)]
+Description = Annotated[str, AfterValidator(check_description)]
 
 
 class Strict(BaseModel):
@@ -63,6 +96,8 @@ class Topic(Strict):
 
     slug: Slug = Field(description="URL name of the topic")
     title: Text = Field(description="Display title")
+    short_title: ShortTitle = Field(description="The topic page's <title> in search results (at most 60 characters)")
+    description: Description = Field(description="The topic page's meta description (70-160 characters, whole words)")
     scope: Text = Field(description="One paragraph: what the track covers")
     order: int = Field(ge=0, description="Position among topics, ascending")
 
@@ -79,6 +114,10 @@ class Company(Strict):
 
     slug: Slug = Field(description="URL name of the company")
     name: Text = Field(description='Display name, e.g. "xAI (SpaceXSI)"')
+    short_title: ShortTitle = Field(description="The company page's <title> in search results (at most 60 characters)")
+    description: Description = Field(
+        description="The company page's meta description (70-160 characters, whole words)"
+    )
     roles: list[Text] = Field(min_length=1, description="Roles the questions prepare for")
     looks_for: Text = Field(description="What the company looks for in this loop")
     process: list[Round] = Field(min_length=1, description="Interview rounds in order")
@@ -91,6 +130,10 @@ class Concept(Strict):
 
     slug: Slug = Field(description="URL name of the concept")
     title: Text = Field(description="Display title")
+    short_title: ShortTitle = Field(description="The concept page's <title> in search results (at most 60 characters)")
+    description: Description = Field(
+        description="The concept page's meta description (70-160 characters, whole words)"
+    )
     summary: Text = Field(description="One or two sentences")
 
 
@@ -100,6 +143,15 @@ class VerifySettings(Strict):
     timeout: int = Field(default=120, ge=1, le=3600, description="Whole-script timeout in seconds")
 
 
+RETIRED_FIELDS: dict[str, tuple[str, str]] = {
+    "votes": (
+        "votes-hand-typed",
+        "'votes' is not accepted: no reader voted, so a count typed here would be a false number on the site; "
+        "order questions with 'editorial_rank' (the editors' order, shown as such)",
+    ),
+}
+"""Fields the content once had and must not have again: the key, its problem code and why."""
+
 Access = Literal["free", "premium"]
 Kind = Literal["derivation", "design", "code-drill", "concept"]
 
@@ -107,14 +159,21 @@ Kind = Literal["derivation", "design", "code-drill", "concept"]
 class Question(Strict):
     """One interview question; its slug is its file name, its answer and verification follow by convention."""
 
-    title: Text = Field(max_length=300, description="The question as an interviewer asks it")
+    title: Text = Field(max_length=300, description="The question as an interviewer asks it (the page's h1)")
+    short_title: ShortTitle = Field(description="The page's <title> in search results (at most 60 characters)")
+    description: Description = Field(
+        description="The page's meta description (70-160 characters, whole words; free text only)"
+    )
     teaser: Annotated[str, AfterValidator(check_teaser)] = Field(
-        description="One-paragraph hook shown on lists and as meta description"
+        description="One-paragraph hook shown under the h1 and on lists"
     )
     topic: Slug = Field(description="Topic slug")
     companies: list[Slug] = Field(default_factory=list, description="Companies the question is tagged to")
     difficulty: int = Field(ge=1, le=5, description="1 (warm-up) to 5 (hardest)")
-    votes: int = Field(ge=0, description="Reader votes")
+    editorial_rank: int = Field(
+        ge=1,
+        description="Editorial rank: the editors' order of importance within the topic, 1 first (not reader votes)",
+    )
     access: Access = Field(description="free or premium")
     kind: Kind = Field(description="derivation, design, code-drill or concept")
     concepts: list[Slug] = Field(default_factory=list, description="Concept slugs")

@@ -13,13 +13,16 @@ KINDS = ("derivation", "design", "code-drill", "concept")
 QUESTION = """\
 # yaml-language-server: $schema=../schemas/question.schema.json
 title: "TODO: the question as an interviewer would ask it?"
+short_title: "TODO: the page's title in search results"
+description: >-
+  TODO: the meta description search results show, 70 to 160 characters, free text only.
 teaser: >-
   TODO: one paragraph (70 to 320 characters) that makes a reader want the answer. It is shown on lists
   and as the page's meta description, so say something concrete.
 topic: {topic}
 companies: [{companies}]
 difficulty: 3
-votes: 0
+editorial_rank: 1000
 access: {access}
 kind: {kind}
 concepts: []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .common import HOME
 from .seo import PageMeta, crumbs_markdown
-from .text import clip
 
 SOURCE_DIR = "site_src"
 
@@ -15,7 +14,7 @@ def handwritten_meta(path: str, title: str, description: str | None) -> PageMeta
     return PageMeta(
         path=path,
         title=title,
-        description=clip(description or title),
+        description=" ".join((description or "").split()),
         crumbs=crumbs,
         kind="page",
         sources=(f"{SOURCE_DIR}/{path}",),

@@ -9,17 +9,17 @@ from ..corpus import Corpus
 from ..seal.regions import wrap
 from .common import (
     HOME,
-    OFFER,
     PRICING,
     TOPICS,
+    Page,
     call_to_action,
     concept_path,
+    make_page,
     question_path,
     topic_path,
 )
 from .derivation import Derivation, latest
 from .hubs import company_target, topic_order
-from .pages import Page, make_page
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
 from .text import approx_words, attr, md_escape, rel, strip_markers
@@ -40,7 +40,7 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
         f"## {heading}\n\n"
         f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
         f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
-        f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href}) · {OFFER}\n\n"
+        f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href})\n\n"
         "</div>\n"
     )
 
@@ -49,7 +49,7 @@ def locked_notice_html(n_words: int, pricing_url: str) -> str:
     """The same notice as HTML, for the paywall to place inside a ``.qb-premium`` element after rendering."""
     return (
         f'<p><strong>Premium section</strong> · ≈ {n_words} words. <a href="{attr(pricing_url)}">Unlock it with '
-        f"Premium</a> · {OFFER}</p>"
+        f"Premium</a></p>"
     )
 
 
@@ -121,7 +121,7 @@ def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
     out = [r for r in q.related if r in corpus.questions]
     near = sorted(
         (s for s in topic_order(corpus, q.topic) if s != slug and s not in out),
-        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), -corpus.questions[s].votes, s),
+        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), corpus.questions[s].editorial_rank, s),
     )
     return (out + near)[: settings.related_max]
 
@@ -138,7 +138,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         for c in q.companies
         if c in corpus.companies
     ]
-    tags += [f"difficulty {q.difficulty}/5", f"{q.votes} votes", "Premium" if premium else "Free"]
+    tags += [f"difficulty {q.difficulty}/5", "Premium" if premium else "Free"]
     body = [f"# {q.title}", "", q.teaser, "{: .qb-lead }", "", " · ".join(tags), "{: .qb-tags }", ""]
     answer = corpus.answers.get(slug)
     index = 0
@@ -167,7 +167,9 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
         body += ["", "</div>", ""]
     if premium:
-        body.append(call_to_action(src, "This answer continues in Premium, with every other worked answer."))
+        body.append(
+            call_to_action(src, "This answer continues in Premium, with every other worked answer.", settings.shop)
+        )
     dates = lastmod or {}
     sources = (corpus.question_path(slug), corpus.answer_path(slug), corpus.verify_path(slug))
     modified = max((dates[p] for p in sources if p in dates), default=None)
@@ -175,7 +177,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         "@context": "https://schema.org",
         "@type": "TechArticle",
         "headline": q.title,
-        "description": q.teaser,
+        "description": q.description,
         "url": absolute(settings, src),
         "mainEntityOfPage": absolute(settings, src),
         "about": topic.title,
@@ -191,8 +193,8 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         ]
     meta = PageMeta(
         path=src,
-        title=q.title,
-        description=q.teaser,
+        title=q.short_title,
+        description=q.description,
         crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.title, src)),
         jsonld=(article,),
         kind="question",

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model import SHORT_TITLE_MAX
 from .settings import BRAND, Settings
 from .text import attr, md_escape, rel, url_of
 
@@ -73,8 +74,9 @@ def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
 
 
 def full_title(title: str) -> str:
-    """The ``<title>``: the page's own title then the brand."""
-    return f"{title} · {BRAND}"
+    """The ``<title>``: the page's own title, then the brand when both fit what search results show."""
+    branded = f"{title} · {BRAND}"
+    return branded if len(branded) <= SHORT_TITLE_MAX else title
 
 
 def jsonld_script(data: dict[str, Any]) -> str:
