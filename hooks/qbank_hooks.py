@@ -19,7 +19,7 @@ from qbank.paywall import site as paywall
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
 from qbank.render.search import build_search_index
-from qbank.render.seo import PageMeta, full_title, head_html
+from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
@@ -78,6 +78,7 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     if meta is not None:
         context["qb_title"] = full_title(meta.title)
         context["qb_head"] = head_html(meta, _STATE["settings"])
+        context["qb_kind"] = search_label(meta.kind)
     return context
 
 

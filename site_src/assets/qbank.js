@@ -51,7 +51,17 @@
     var ui = assets.replace(/assets\/$/, "pagefind/");
     pagefind = pagefind || add("script", { src: ui + "pagefind-ui.js" });
     pagefind.then(function () {
-      new window.PagefindUI({ element: "#qb-search", showSubResults: true, showImages: false, resetStyles: false });
+      var ui = new window.PagefindUI({
+        element: "#qb-search", showSubResults: true, showImages: false, resetStyles: false,
+        // every result says what it is: Question, Topic, Concept or Company (data-pagefind-meta on each page)
+        processResult: function (result) {
+          if (result.meta && result.meta.type) result.meta.title = result.meta.type + " · " + result.meta.title;
+          return result;
+        }
+      });
+      // the header's search box submits here as ?q=...
+      var q = new URLSearchParams(location.search).get("q");
+      if (q) ui.triggerSearch(q);
     });
   }
 

@@ -80,5 +80,5 @@ def test_titles_and_descriptions_unique(pages: dict[str, Page]) -> None:
 
 def test_every_page_type_is_rendered(pages: dict[str, Page]) -> None:
     kinds = {p.meta.kind for p in pages.values()}
-    assert kinds == {"home", "hub", "question", "concept", "pricing"}
+    assert kinds == {"home", "index", "topic", "company", "company-topic", "question", "concept", "pricing", "page"}
     assert {"index.md", "topics/index.md", "companies/index.md", "pricing.md"} <= set(pages)

@@ -29,7 +29,7 @@ def real_pages(real_corpus: Corpus, shop: Shop) -> list[Page]:
 
 def test_every_page_has_a_short_title_and_a_snippet_description(real_pages: list[Page]) -> None:
     kinds = {p.meta.kind for p in real_pages}
-    assert {"home", "hub", "question", "concept", "pricing"} <= kinds
+    assert {"home", "index", "topic", "company", "question", "concept", "pricing"} <= kinds
     for page in real_pages:
         title, description = page.meta.title, page.meta.description
         assert 0 < len(title) <= SHORT_TITLE_MAX, (page.path, len(title), title)

@@ -103,6 +103,7 @@ class Page:
 
 def make_page(meta: PageMeta, body: str) -> Page:
     """Assemble front matter, visible breadcrumbs and the body (claim markers removed) into one page."""
-    front = f"---\ndescription: {yaml_str(meta.description)}\n---\n\n"
+    # the title here is what the theme's header shows once the h1 scrolls away (not a URL-made one)
+    front = f"---\ntitle: {yaml_str(meta.title)}\ndescription: {yaml_str(meta.description)}\n---\n\n"
     text = crumbs_markdown(meta.path, meta.crumbs) + "\n" + strip_markers(body).strip() + "\n"
     return Page(meta.path, front + text, meta)

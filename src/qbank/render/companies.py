@@ -67,7 +67,7 @@ def companies_index(corpus: Corpus, settings: Settings) -> Page:
         ),
         crumbs=(("Home", HOME), ("Companies", src)),
         jsonld=(item_list("Companies", [(c.name, company_path(c.slug)) for c in corpus.companies.values()], settings),),
-        kind="hub",
+        kind="index",
         sources=(CATALOG_COMPANIES, *qsources(corpus, list(corpus.questions))),
     )
     return make_page(meta, "\n".join(body))
@@ -124,7 +124,7 @@ def company_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         description=c.description,
         crumbs=(("Home", HOME), ("Companies", COMPANIES), (c.name, src)),
         jsonld=(item_list(f"{c.name} questions", items_of(corpus, slugs), settings),),
-        kind="hub",
+        kind="company",
         sources=(CATALOG_COMPANIES, CATALOG_TOPICS, *qsources(corpus, slugs)),
     )
     return make_page(meta, "\n".join(body))
@@ -209,7 +209,7 @@ def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Setti
         ),
         crumbs=(("Home", HOME), ("Companies", COMPANIES), (c.name, company_path(company)), (t.title, src)),
         jsonld=(item_list(f"{c.name} {t.title} questions", items_of(corpus, mine + more), settings),),
-        kind="hub",
+        kind="company-topic",
         sources=(CATALOG_COMPANIES, CATALOG_TOPICS, *qsources(corpus, mine + more)),
     )
     return make_page(meta, "\n".join(body))

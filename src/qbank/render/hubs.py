@@ -219,7 +219,7 @@ def topics_index(corpus: Corpus, settings: Settings) -> Page:
         ),
         crumbs=(("Home", HOME), ("Topics", src)),
         jsonld=(item_list("Interview topics", [(t.title, topic_path(t.slug)) for t in topics], settings),),
-        kind="hub",
+        kind="index",
         sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *qsources(corpus, list(corpus.questions))),
     )
     return make_page(meta, "\n".join(body))
@@ -284,7 +284,7 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         description=topic.description,
         crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, src)),
         jsonld=(item_list(f"{topic.title} questions", items_of(corpus, slugs), settings),),
-        kind="hub",
+        kind="topic",
         sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *qsources(corpus, slugs)),
     )
     return make_page(meta, "\n".join(body))

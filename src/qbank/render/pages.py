@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..corpus import Corpus
+from . import companies, concepts, contact, hubs, pricing, question
 from .common import Page
 from .settings import Settings
 
@@ -11,8 +12,6 @@ __all__ = ["Page", "render_pages"]
 
 def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict[str, str] | None = None) -> list[Page]:
     """Every generated page of the site, in a stable order."""
-    from . import companies, concepts, hubs, pricing, question
-
     s = settings or Settings()
     dates = lastmod or {}
     pages = [hubs.home(corpus, s), hubs.topics_index(corpus, s), companies.companies_index(corpus, s)]
@@ -23,5 +22,5 @@ def render_pages(corpus: Corpus, settings: Settings | None = None, lastmod: dict
     pages += [question.question_page(corpus, slug, s, dates) for slug in sorted(corpus.questions)]
     pages += [concepts.concept_page(corpus, slug, s) for slug in sorted(corpus.concepts)]
     if s.shop is not None:  # the hooks refuse a build without site_src/shop.yaml
-        pages.append(pricing.pricing_page(corpus, s))
+        pages += [pricing.pricing_page(corpus, s), contact.contact_page(s.shop)]
     return pages

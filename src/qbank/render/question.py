@@ -195,7 +195,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         path=src,
         title=q.short_title,
         description=q.description,
-        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.title, src)),
+        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.short_title, src)),
         jsonld=(article,),
         kind="question",
         sources=sources,

@@ -73,6 +73,16 @@ def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
     return f"{nav}\n\n{' › '.join(parts)}\n\n</nav>\n"
 
 
+SEARCH_LABELS = {"question": "Question", "topic": "Topic", "company": "Company", "company-topic": "Company",
+                 "concept": "Concept"}
+"""The type a search result is labelled with, by page kind; other pages are labelled "Page"."""
+
+
+def search_label(kind: str) -> str:
+    """The label of a page's search results: question, topic, concept or company."""
+    return SEARCH_LABELS.get(kind, "Page")
+
+
 def full_title(title: str) -> str:
     """The ``<title>``: the page's own title, then the brand when both fit what search results show."""
     branded = f"{title} · {BRAND}"
