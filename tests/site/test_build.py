@@ -53,7 +53,27 @@ def test_every_page_type_is_built(site: Path) -> None:
     assert not (site / "companies/xai/speculative-decoding").exists()  # one tagged question: below threshold
     nav = soup(site / "index.html").select(".md-nav--primary > .md-nav__list > .md-nav__item")
     labels = [" ".join(li.select_one(".md-nav__link").get_text().split()) for li in nav]
-    assert labels == ["Home", "Topics", "Companies", "Pricing", "Search"]
+    assert labels == ["Home", "Topics", "Companies", "Pricing"]  # search is in the header
+
+
+def test_chrome_header_search_footer_and_own_title(site: Path) -> None:
+    page = soup(site / "questions/kv-fp8/index.html")
+    form = page.select_one("header form[role=search]")
+    assert form is not None and form["action"] == "../../search/" and form.select_one("input[name=q]")
+    label = page.select_one("label[for=qb-header-q]")
+    assert label is not None and label.get_text(strip=True)
+    topic = page.select_one("[data-md-component=header-topic]")
+    assert topic is not None and " ".join(topic.get_text().split()) == "Test question kv-fp8"
+    links = [a.get_text(strip=True) for a in page.select("footer .qb-footer__links a")]
+    assert links == ["About", "Pricing", "Contact", "Terms", "Privacy", "Search"]
+    for rel in ("contact/index.html", "terms/index.html", "privacy/index.html"):
+        assert (site / rel).is_file(), rel
+    assert "Material for MkDocs" not in str(page.select_one("footer a[href*=squidfunk]") or "")
+    body = page.select_one("[data-pagefind-body]")
+    assert body is not None and body["data-pagefind-meta"] == "type:Question"
+    assert soup(site / "concepts/kv-cache/index.html").select_one("[data-pagefind-body]")["data-pagefind-filter"] == (
+        "type:Concept"
+    )
 
 
 def test_no_premium_plaintext_in_any_file(site: Path) -> None:
