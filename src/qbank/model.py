@@ -72,6 +72,22 @@ def check_description(value: str) -> str:
     return text
 
 
+SUMMARY_MIN = 30
+SUMMARY_MAX = 200
+
+
+def check_summary(value: str) -> str:
+    """A premium section's free one-line summary: what the section holds, in words of its own."""
+    text = " ".join(value.split())
+    if not SUMMARY_MIN <= len(text) <= SUMMARY_MAX:
+        raise PydanticCustomError(
+            "premium-summary-length",
+            "the summary is {n} characters; one line of {lo} to {hi} says what the section holds",
+            {"n": len(text), "lo": SUMMARY_MIN, "hi": SUMMARY_MAX},
+        )
+    return text
+
+
 def check_text(value: str) -> str:
     """Non-blank text, stripped."""
     if not value.strip():
@@ -82,6 +98,7 @@ def check_text(value: str) -> str:
 Slug = Annotated[str, AfterValidator(check_slug)]
 Text = Annotated[str, AfterValidator(check_text)]
 ShortTitle = Annotated[str, AfterValidator(check_short_title)]
+SummaryLine = Annotated[str, AfterValidator(check_summary)]
 Description = Annotated[str, AfterValidator(check_description)]
 
 
@@ -178,6 +195,11 @@ class Question(Strict):
     kind: Kind = Field(description="derivation, design, code-drill or concept")
     concepts: list[Slug] = Field(default_factory=list, description="Concept slugs")
     related: list[Slug] = Field(default_factory=list, description="Related question slugs")
+    premium_summaries: list[SummaryLine] = Field(
+        default_factory=list,
+        description="One free line per premium section of the answer, in order: what the section holds, in "
+        "other words than the section (public: shown on the locked section and searched for premium text)",
+    )
     verify: VerifySettings = Field(default_factory=VerifySettings, description="Verification settings")
 
 

@@ -27,6 +27,11 @@ access: {access}
 kind: {kind}
 concepts: []
 related: []
+{summaries}"""
+
+PREMIUM_SUMMARIES = """\
+premium_summaries:
+  - "TODO: one free line per premium section: what it holds, in other words than the section"
 """
 
 ANSWER_FREE = """\
@@ -120,7 +125,10 @@ def new_question(
         return None, problems
     answer = ANSWER_FREE.format(slug=slug) + (ANSWER_PREMIUM if access == "premium" else "")
     files = {
-        qrel: QUESTION.format(topic=topic, companies=company or "", access=access, kind=kind),
+        qrel: QUESTION.format(
+            topic=topic, companies=company or "", access=access, kind=kind,
+            summaries=PREMIUM_SUMMARIES if access == "premium" else "",
+        ),
         corpus.answer_path(slug): answer,
         corpus.verify_path(slug): SCRIPT.format(title=slug.replace("-", " ").capitalize()),
     }

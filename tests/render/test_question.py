@@ -30,9 +30,10 @@ def test_paywall_mode_wraps_each_section_for_encryption(corpus: Corpus, shop: Sh
     settings = Settings(paywall=True, shop=shop)
     pages = {p.path: p for p in render_pages(corpus, settings)}
     md = pages["questions/kv-fp8.md"].markdown
-    blocks = re.findall(rf"<!--qbseal {settings.seal_token} open premium (\d) ([0-9a-f]+)-->", md)
-    assert [(n, bytes.fromhex(h).decode()) for n, h in blocks] == [
-        ("1", "Rounding against clipping"), ("2", "Where the failures hide")
+    blocks = re.findall(rf"<!--qbseal {settings.seal_token} open premium (\d) ([0-9a-f]+) ([0-9a-f]+)-->", md)
+    assert [(n, bytes.fromhex(h).decode(), bytes.fromhex(s).decode()) for n, h, s in blocks] == [
+        ("1", "Rounding against clipping", corpus.questions["kv-fp8"].premium_summaries[0]),
+        ("2", "Where the failures hide", corpus.questions["kv-fp8"].premium_summaries[1]),
     ]
     assert md.count(f"<!--qbseal {settings.seal_token} close premium ") == 2
     assert "SECRET-PREMIUM-FP8-ROUNDING" in md and "SECRET-PREMIUM-FP8-LONG" in md

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from ..answers import FreeText, PremiumSection
@@ -30,7 +31,14 @@ PREVIEW_CLASS = "qb-preview-premium"
 """Premium shown in `qbank serve`: a class the paywall neither seals nor matches (no ``qb-premium`` in it)."""
 
 
-def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str) -> str:
+DERIVATION_SUMMARY = (
+    "The verification script as it ran: each input with its cited source, each derived value, and the checks "
+    "that bind the numbers in the answer."
+)
+"""The free line on a premium question's sealed derivation (the same for every question: it names no content)."""
+
+
+def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str, summary: str = "") -> str:
     """Markdown for a locked premium section: its heading, its approximate length and the call to action.
 
     ``pricing_href`` is a link mkdocs resolves (e.g. ``../pricing.md`` from a question page). The paywall
@@ -40,7 +48,8 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
         f"## {heading}\n\n"
         f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
         f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
-        f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href})\n\n"
+        + (f'<p class="qb-locked__summary">{html.escape(summary)}</p>\n\n' if summary else "")
+        + f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href})\n\n"
         "</div>\n"
     )
 
@@ -53,12 +62,12 @@ def locked_notice_html(n_words: int, pricing_url: str) -> str:
     )
 
 
-def premium_block(heading: str, markdown: str, index: int, token: str) -> str:
+def premium_block(heading: str, markdown: str, index: int, token: str, summary: str = "") -> str:
     """The paywall contract: one premium section in full, between region markers the sealer cuts at build time.
 
     Everything between the markers is sealed whatever HTML it holds (see ``qbank.seal.regions``).
     """
-    return wrap(token, "premium", index, strip_markers(markdown), heading)
+    return wrap(token, "premium", index, strip_markers(markdown), heading, summary)
 
 
 def free_block(markdown: str, index: int, token: str) -> str:
@@ -75,12 +84,12 @@ def preview_block(heading: str, markdown: str, index: int, token: str) -> str:
     )
 
 
-def _section(heading: str, markdown: str, index: int, src: str, settings: Settings) -> str:
+def _section(heading: str, markdown: str, index: int, src: str, settings: Settings, summary: str = "") -> str:
     if settings.preview:
         return preview_block(heading, markdown, index, settings.seal_token)
     if settings.paywall:
-        return premium_block(heading, markdown, index, settings.seal_token)
-    return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING))
+        return premium_block(heading, markdown, index, settings.seal_token, summary)
+    return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING), summary)
 
 
 def _demote(markdown: str) -> str:
@@ -111,7 +120,8 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
         parts.append("")
     text = "\n".join(parts)
     if premium:
-        return _section("Executed derivation" if d.markdown else "Kernel checks", text, index, src, settings)
+        heading = "Executed derivation" if d.markdown else "Kernel checks"
+        return _section(heading, text, index, src, settings, DERIVATION_SUMMARY)
     return free_block(text, 1000 + index, settings.seal_token)
 
 
@@ -148,7 +158,8 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
                 body += [free_block(part.markdown, n, settings.seal_token), ""]
             elif isinstance(part, PremiumSection):
                 index += 1
-                body.append(_section(part.heading, part.markdown, index, src, settings))
+                summary = q.premium_summaries[index - 1] if index <= len(q.premium_summaries) else ""
+                body.append(_section(part.heading, part.markdown, index, src, settings, summary))
     derivation = latest(corpus.root, slug)
     if derivation is not None:
         body.append(_derivation(derivation, premium, index + 1, src, settings))
@@ -166,7 +177,8 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body += ["## Related questions", "", '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
         body += ["", "</div>", ""]
-    if premium:
+    if premium and not settings.paywall:
+        # with the paywall, the first locked section carries the page's one call to action
         body.append(
             call_to_action(src, "This answer continues in Premium, with every other worked answer.", settings.shop)
         )
