@@ -30,7 +30,7 @@ def test_a_premium_question_needs_one_summary_per_section(tmp_path: Path) -> Non
     q = content / "questions" / "kv-fp8.yaml"
     text = q.read_text()
     q.write_text(text[: text.index("premium_summaries:")])
-    corpus, report = load_corpus(make_site_repo(tmp_path / "repo", content))
+    _, report = load_corpus(make_site_repo(tmp_path / "repo", content))
     found = [(p.path, p.code) for p in report.problems]
     assert found == [("questions/kv-fp8.yaml", "premium-summary-count")]
 
