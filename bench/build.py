@@ -147,17 +147,12 @@ def gz(path: Path) -> int:
 
 
 def transfer(site: Path, page_rel: str) -> dict[str, int]:
-    """Gzipped bytes of a page's HTML, of its stylesheets and scripts, and of the KaTeX files math pages load."""
+    """Gzipped bytes of a page's HTML and of its stylesheets and scripts (math is MathML in the HTML: no files)."""
     html_path = site / page_rel
     html = html_path.read_text()
     refs = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) + re.findall(r'<script src="([^"]+)"', html)
     assets = [(html_path.parent / r.split("?")[0]).resolve() for r in refs if not r.startswith("http")]
-    katex = site / "assets" / "katex"
-    return {
-        "html": gz(html_path),
-        "css_js": sum(gz(a) for a in assets if a.exists()),
-        "katex": sum(gz(katex / f) for f in ("katex.min.js", "auto-render.min.js", "katex.min.css")),
-    }
+    return {"html": gz(html_path), "css_js": sum(gz(a) for a in assets if a.exists())}
 
 
 def search_weights(site: Path) -> dict[str, float]:
@@ -228,7 +223,7 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "material_search_index_kib_gz": kb(gz(index)),
         **search_weights(site),
         "question_page_kib_gz_no_math": kb(no_math["html"] + no_math["css_js"]),
-        "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"] + with_math["katex"]),
+        "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"]),
         "question_page_html_kib_gz": kb(no_math["html"]),
         "plain_question_page_kib_gz": kb(baseline["html"] + baseline["css_js"]),
     }

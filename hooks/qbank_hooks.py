@@ -14,6 +14,7 @@ from qbank import preview
 from qbank.build import take_preloaded
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
+from qbank.mathml.render import MathError, render_math
 from qbank.offer.model import load_shop
 from qbank.paywall import site as paywall
 from qbank.render.handwritten import handwritten_meta, with_crumbs
@@ -105,8 +106,9 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     """Replace premium sections by placeholders; their ciphertext is written after the build."""
     try:
         html = paywall.on_page_content(html, page, config, _STATE["settings"].seal_token)
-    except paywall.PaywallBuildError as exc:
-        raise PluginError(str(exc)) from exc
+        html = render_math(html)  # math outside the answer parts (hand-written pages); the parts' is done
+    except (paywall.PaywallBuildError, MathError) as exc:
+        raise PluginError(f"{page.file.src_uri}: {exc}" if isinstance(exc, MathError) else str(exc)) from exc
     session = _STATE["preview"]
     return preview.banner_for(session, page.file.src_uri) + html if session else html
 

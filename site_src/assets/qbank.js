@@ -1,43 +1,15 @@
-// qbank: typeset math with self-hosted KaTeX, fetched only on pages that contain math.
+// qbank: the search page's Pagefind UI. Math needs no script: it is MathML, typeset at build time.
 (function () {
   "use strict";
   var assets = document.currentScript.src.replace(/qbank\.js(\?.*)?$/, "");
-  var base = assets + "katex/";
-  var loading = null;
 
-  function add(tag, attrs) {
+  function add(src) {
     return new Promise(function (resolve, reject) {
-      var el = document.createElement(tag);
-      Object.keys(attrs).forEach(function (k) { el[k] = attrs[k]; });
+      var el = document.createElement("script");
+      el.src = src;
       el.onload = resolve;
       el.onerror = reject;
       document.head.appendChild(el);
-    });
-  }
-
-  function load() {
-    if (!loading) {
-      add("link", { rel: "stylesheet", href: base + "katex.min.css" });
-      loading = add("script", { src: base + "katex.min.js" }).then(function () {
-        return add("script", { src: base + "auto-render.min.js" });
-      });
-    }
-    return loading;
-  }
-
-  function typeset(root) {
-    var nodes = (root || document).querySelectorAll(".arithmatex");
-    if (!nodes.length) return Promise.resolve();
-    return load().then(function () {
-      nodes.forEach(function (el) {
-        window.renderMathInElement(el, {
-          delimiters: [
-            { left: "\\(", right: "\\)", display: false },
-            { left: "\\[", right: "\\]", display: true }
-          ],
-          throwOnError: false
-        });
-      });
     });
   }
 
@@ -48,8 +20,7 @@
     var el = document.getElementById("qb-search");
     if (!el || el.dataset.qbReady) return;
     el.dataset.qbReady = "1";
-    var ui = assets.replace(/assets\/$/, "pagefind/");
-    pagefind = pagefind || add("script", { src: ui + "pagefind-ui.js" });
+    pagefind = pagefind || add(assets.replace(/assets\/$/, "pagefind/") + "pagefind-ui.js");
     pagefind.then(function () {
       var ui = new window.PagefindUI({
         element: "#qb-search", showSubResults: true, showImages: false, resetStyles: false,
@@ -65,12 +36,9 @@
     });
   }
 
-  // The paywall calls this again after it decrypts a section.
-  window.qbankTypeset = typeset;
-  function page() { typeset(); search(); }
   if (window.document$) {
-    window.document$.subscribe(page);
+    window.document$.subscribe(search);
   } else {
-    document.addEventListener("DOMContentLoaded", page);
+    document.addEventListener("DOMContentLoaded", search);
   }
 })();

@@ -134,7 +134,9 @@ def test_question_page_markup(site: Path) -> None:
     assert page.find("meta", property="og:type")["content"] == "article"
     assert "QAPage" not in str(page)
     free = soup(site / "questions/spec-speedup/index.html")
-    assert free.select(".arithmatex"), "math is left for KaTeX to typeset"
+    assert free.select(".arithmatex math"), "math is MathML, typeset at build time"
+    assert not any("\\(" in el.get_text() or "\\[" in el.get_text() for el in free.select(".arithmatex"))
+    assert not free.find("script", src=re.compile("katex|mathjax", re.I))
     assert not free.select(".qb-premium")
     code = soup(site / "questions/kv-per-request/index.html").select(".highlight code")
     assert code and code[0].select("span.k"), "code blocks are highlighted"

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from ..mathml.render import render_math
 from ..seal.regions import Region, RegionError, find_regions, rewrite
 from ..seal.sanitize import sanitize_html
 from .release import FORMAT, Release, b64
@@ -172,7 +173,8 @@ def seal_page(
         if MARKER_LEFT in page_html:
             raise SealError("region markers of another build are on this page (token mismatch): nothing is sealed")
         return sealed
-    clean = {(r.kind, r.index): sanitize_html(page_html[r.inner_start : r.inner_end]) for r in regions}
+    # math is typeset after sanitizing (which drops <math>) and before sealing: decrypted text shows no raw TeX
+    clean = {(r.kind, r.index): render_math(sanitize_html(page_html[r.inner_start : r.inner_end])) for r in regions}
     premium = [r for r in regions if r.kind == "premium"]
     sections: dict[str, dict[str, str]] = {}
     words_of: dict[str, int] = {}

@@ -31,6 +31,14 @@ PREVIEW_CLASS = "qb-preview-premium"
 """Premium shown in `qbank serve`: a class the paywall neither seals nor matches (no ``qb-premium`` in it)."""
 
 
+TRY_FIRST = "Try it first: work out your own answer, then open the worked one"
+DERIVATION_LEGEND = (
+    "How to read it: this is the question's verification script as it ran. Lines with `given` or `fact` are "
+    "inputs, each with its cited source; every other value is derived from them in code; `claim` names a "
+    "derived value that a number in the answer must match, and a false `check` fails verification, so the "
+    "site is not built."
+)
+"""The one-paragraph legend above an executed derivation."""
 DERIVATION_SUMMARY = (
     "The verification script as it ran: each input with its cited source, each derived value, and the checks "
     "that bind the numbers in the answer."
@@ -110,7 +118,8 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
     parts: list[str] = []
     if d.markdown:
         # demoted: its headings sit under the page's h1
-        parts += ["## Executed derivation", "", _demote(d.markdown).strip(), ""]
+        parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
+        parts += [_demote(d.markdown).strip(), ""]
     if d.kernels:
         parts += ["## Kernel checks", "", "| check | device | ran at | result |", "| --- | --- | --- | --- |"]
         parts += [
@@ -123,6 +132,13 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
         heading = "Executed derivation" if d.markdown else "Kernel checks"
         return _section(heading, text, index, src, settings, DERIVATION_SUMMARY)
     return free_block(text, 1000 + index, settings.seal_token)
+
+
+def next_in_track(corpus: Corpus, slug: str) -> str | None:
+    """The question after this one in its topic's order (easiest first, then editorial rank), if any."""
+    order = topic_order(corpus, corpus.questions[slug].topic)
+    i = order.index(slug)
+    return order[i + 1] if i + 1 < len(order) else None
 
 
 def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
@@ -153,6 +169,10 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
     answer = corpus.answers.get(slug)
     index = 0
     if answer is not None:
+        fold = not premium and answer.parts and all(isinstance(p, FreeText) for p in answer.parts)
+        if fold:
+            # "try it first": folded for readers, in the HTML for search engines (<details> content is indexed)
+            body += ['<details class="qb-try" markdown="1">', f"<summary>{TRY_FIRST}</summary>", ""]
         for n, part in enumerate(answer.parts):
             if isinstance(part, FreeText):
                 body += [free_block(part.markdown, n, settings.seal_token), ""]
@@ -160,10 +180,21 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
                 index += 1
                 summary = q.premium_summaries[index - 1] if index <= len(q.premium_summaries) else ""
                 body.append(_section(part.heading, part.markdown, index, src, settings, summary))
+        if fold:
+            body += ["</details>", ""]
     derivation = latest(corpus.root, slug)
     if derivation is not None:
         body.append(_derivation(derivation, premium, index + 1, src, settings))
         index += 1 if premium else 0
+    nxt = next_in_track(corpus, slug)
+    if nxt is not None:
+        n = corpus.questions[nxt]
+        body += [
+            f"**Next in {md_escape(topic.title)}:** [{md_escape(n.short_title)}]({rel(src, question_path(nxt))}) "
+            f"· difficulty {n.difficulty}/5",
+            "{: .qb-next }",
+            "",
+        ]
     if q.concepts:
         body += ["## Concepts", ""]
         body += [
