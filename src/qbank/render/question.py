@@ -188,10 +188,10 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         index += 1 if premium else 0
     nxt = next_in_track(corpus, slug)
     if nxt is not None:
-        n = corpus.questions[nxt]
+        after = corpus.questions[nxt]
         body += [
-            f"**Next in {md_escape(topic.title)}:** [{md_escape(n.short_title)}]({rel(src, question_path(nxt))}) "
-            f"· difficulty {n.difficulty}/5",
+            f"**Next in {md_escape(topic.title)}:** [{md_escape(after.short_title)}]({rel(src, question_path(nxt))}) "
+            f"· difficulty {after.difficulty}/5",
             "{: .qb-next }",
             "",
         ]
