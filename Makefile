@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox clean
+.PHONY: site test lint venv browser sandbox node clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,14 @@ browser:
 	  else echo "make: /usr/bin/chromium missing; install Debian's chromium package" >&2; fi; \
 	fi
 
+# axe-core (pinned in package.json and package-lock.json) for the accessibility tests, which inject it in Chromium.
+NODE_STAMP := node_modules/.installed-stamp
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(NODE_STAMP)
+
 # Debian's bubblewrap is the wall around verification scripts (qbank fails closed without it).
 sandbox:
 	@if [ ! -x /usr/bin/bwrap ]; then \
@@ -38,7 +46,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
-test: $(STAMP) browser sandbox lint
+test: $(STAMP) browser sandbox node lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 clean:

@@ -36,9 +36,21 @@
     });
   }
 
+  // Labels for controls that scripts add after load (axe-core: every landmark and field named): the
+  // theme's code-block navs and Pagefind's search field.
+  function label() {
+    document.querySelectorAll("nav.md-code__nav").forEach(function (nav, i) {
+      nav.setAttribute("aria-label", "Code block " + (i + 1) + " actions");
+    });
+    var input = document.querySelector(".pagefind-ui__search-input:not([aria-label])");
+    if (input) input.setAttribute("aria-label", "Search questions, topics, concepts and companies");
+  }
+  new MutationObserver(function () { label(); }).observe(document.documentElement, { childList: true, subtree: true });
+
+  function page() { search(); label(); }
   if (window.document$) {
-    window.document$.subscribe(search);
+    window.document$.subscribe(page);
   } else {
-    document.addEventListener("DOMContentLoaded", search);
+    document.addEventListener("DOMContentLoaded", page);
   }
 })();

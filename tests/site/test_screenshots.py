@@ -63,7 +63,9 @@ def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
         if name == "question-free-math":
             # typeset at build time: MathML is in the HTML, laid out by the browser with no script
             assert page.locator(".arithmatex math").count() >= 2
-            assert page.locator(".arithmatex math").first.bounding_box()["height"] > 0
+            page.locator("details.qb-try > summary").first.click()  # the "try it first" fold opens
+            box = page.locator(".arithmatex math").first.bounding_box()
+            assert box is not None and box["height"] > 0
         if name == "search":
             page.fill(".pagefind-ui__search-input", "paged allocation")
             page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)

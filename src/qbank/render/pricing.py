@@ -110,7 +110,7 @@ def pricing_page(corpus: Corpus, settings: Settings) -> Page:
         "",
         "## What is included",
         "",
-        "| | Free | Premium |",
+        "| What you can read | Free | Premium |",
         "| --- | --- | --- |",
         f"| Questions with the full worked answer | {inc.free} | {inc.questions} |",
         f"| Premium sections (derivations, designs, code) | 0 | {inc.premium_sections} |",
