@@ -65,7 +65,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     path = page.file.src_uri
     if path in _STATE["meta"]:
         return markdown
-    meta = handwritten_meta(path, page.meta.get("title") or page.title or path, page.meta.get("description"))
+    meta = handwritten_meta(
+        path, page.meta.get("title") or page.title or path, page.meta.get("description"),
+        indexable=not page.meta.get("noindex"),
+    )
     _STATE["meta"][path] = meta
     return with_crumbs(markdown, meta)
 

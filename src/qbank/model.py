@@ -152,6 +152,11 @@ class Concept(Strict):
         description="The concept page's meta description (70-160 characters, whole words)"
     )
     summary: Text = Field(description="One or two sentences")
+    explanation: str = Field(
+        default="",
+        description="The concept explained in Markdown (definition, the formula that matters, links): at least "
+        "~150 words of the page's own. Without it the concept page is noindex and out of the sitemap.",
+    )
 
 
 class VerifySettings(Strict):

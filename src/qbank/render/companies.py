@@ -51,6 +51,23 @@ def companies_index(corpus: Corpus, settings: Settings) -> Page:
         ]
     if not corpus.companies:
         body.append("_No company loops documented yet._")
+    body += [
+        "## How a loop is documented",
+        "",
+        "A company is listed only when its interview process has a source that can be cited: a public listing, "
+        "a job description or a published account. Each company page names that source and the day it was last "
+        "checked, and lists the rounds in the order the source gives them, with what each round is known to "
+        "stress at that company.",
+        "",
+        "Each round links to the questions that prepare it. Where the editors have tagged some of a topic's "
+        "questions to a company, the round gets a page of its own with those questions first; where every "
+        "question of the topic applies equally, the round links to the topic page instead of repeating it.",
+        "",
+        "Tags are an editorial judgement about what a round is likely to test, not a leak of any company's "
+        "questions. Nothing on these pages comes from an interviewer, and no company has reviewed or endorsed "
+        "them.",
+        "",
+    ]
     meta = PageMeta(
         path=src,
         title="LLM inference engineer interview loops by company",
@@ -154,13 +171,18 @@ def company_topic_page(corpus: Corpus, company: str, topic: str, settings: Setti
         counts(len(mine), free_count(corpus, mine)),
         "",
         question_items(corpus, src, mine),
-        f"## More {t.title} questions for this loop",
-        "",
-        f"In editorial rank. Not tagged to {c.name}; they cover the same ground.",
-        "",
-        counts(len(more), free_count(corpus, more)),
-        "",
-        question_items(corpus, src, more),
+    ]
+    if more:  # a company×topic page exists only when the topic has questions beyond the tagged ones
+        body += [
+            f"## More {t.title} questions for this loop",
+            "",
+            f"In editorial rank. Not tagged to {c.name}; they cover the same ground.",
+            "",
+            counts(len(more), free_count(corpus, more)),
+            "",
+            question_items(corpus, src, more),
+        ]
+    body += [
         f"## {c.name} {t.title} FAQ",
         "",
         faq(

@@ -33,6 +33,7 @@ def concept_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         c.summary,
         "{: .qb-lead }",
         "",
+        *([c.explanation.strip(), ""] if c.explanation.strip() else []),
         "## Questions that use it",
         "",
         counts(len(slugs), free_count(corpus, slugs)),
@@ -47,6 +48,8 @@ def concept_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         jsonld=(item_list(f"Questions on {c.title}", [(corpus.questions[s].title, question_path(s)) for s in slugs],
                           settings),),
         kind="concept",
+        # a concept page earns a place in search with an explanation of its own; until then it is for readers only
+        indexable=bool(c.explanation.strip()),
         sources=(CATALOG_CONCEPTS, *(corpus.question_path(s) for s in slugs)),
     )
     return make_page(meta, "\n".join(body))

@@ -38,6 +38,7 @@ def contact_page(shop: Shop) -> Page:
         "what to include so one reply settles it.",
         crumbs=(("Home", HOME), ("Contact", CONTACT)),
         kind="page",
+        indexable=False,  # a utility page: linked from every footer, nothing to rank for
         sources=(SHOP_FILE,),
     )
     return make_page(meta, "\n".join(body))

@@ -8,8 +8,9 @@ from .seo import PageMeta, crumbs_markdown
 SOURCE_DIR = "site_src"
 
 
-def handwritten_meta(path: str, title: str, description: str | None) -> PageMeta:
-    """A hand-written page's metadata from its own title and front-matter description."""
+def handwritten_meta(path: str, title: str, description: str | None, indexable: bool = True) -> PageMeta:
+    """A hand-written page's metadata from its own title and front-matter description (``noindex: true`` in the
+    front matter keeps a utility page such as search out of search engines and the sitemap)."""
     crumbs = (("Home", HOME),) if path == HOME else (("Home", HOME), (title, path))
     return PageMeta(
         path=path,
@@ -17,6 +18,7 @@ def handwritten_meta(path: str, title: str, description: str | None) -> PageMeta
         description=" ".join((description or "").split()),
         crumbs=crumbs,
         kind="page",
+        indexable=indexable,
         sources=(f"{SOURCE_DIR}/{path}",),
     )
 

@@ -85,7 +85,9 @@ def _tagged(corpus: Corpus, company: str, topic: str | None) -> list[str]:
 
 
 def company_topics(corpus: Corpus, company: str, settings: Settings) -> list[str]:
-    """Topics whose company×topic page has distinct content: enough tagged questions and a company-specific note."""
+    """Topics whose company×topic page has distinct content: enough tagged questions, a company-specific note,
+    and a different list from the topic page's (when the company is tagged on every question of the topic, the
+    topic page already says it all, and the company's rounds link there)."""
     return list(memo(corpus, ("ct", company, settings), lambda: _company_topics(corpus, company, settings)))
 
 
@@ -94,8 +96,10 @@ def _company_topics(corpus: Corpus, company: str, settings: Settings) -> list[st
     for rnd in corpus.companies[company].process:
         if rnd.topic not in corpus.topics or rnd.topic in out:
             continue
-        if len(tagged(corpus, company, rnd.topic)) >= settings.ct_min_tagged and (
-            len(rnd.note.strip()) >= settings.ct_min_note_chars
+        mine = len(tagged(corpus, company, rnd.topic))
+        if (
+            settings.ct_min_tagged <= mine < len(topic_order(corpus, rnd.topic))
+            and len(rnd.note.strip()) >= settings.ct_min_note_chars
         ):
             out.append(rnd.topic)
     return out

@@ -27,6 +27,10 @@ class Settings:
     """How many editors' picks (by editorial rank) the home page lists."""
     related_max: int = 5
     """How many related questions a question page lists."""
+    thin_min_words: int = 150
+    """An indexable page needs this many words of its own (``qbank.sitecheck.thin``)."""
+    thin_max_overlap: float = 0.5
+    """... and shares at most this share of its own text's 5-word shingles with any other indexable page."""
     preview: bool = False
     """`qbank serve` only: premium sections shown in full, marked as preview (the hooks refuse it in a build)."""
     shop: Shop | None = field(default=None, compare=False)
