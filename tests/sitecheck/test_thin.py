@@ -7,7 +7,28 @@ import lxml.html
 from qbank.sitecheck.structure import Parsed
 from qbank.sitecheck.thin import check_thin, measure, overlap
 
-WORDS = ["prefill", "decode", "cache", "block", "token", "batch", "kernel", "roofline", "memory", "bandwidth", "latency", "throughput", "draft", "target", "expert", "router", "shard", "replica", "tensor", "pipeline"]
+WORDS = [
+    "prefill",
+    "decode",
+    "cache",
+    "block",
+    "token",
+    "batch",
+    "kernel",
+    "roofline",
+    "memory",
+    "bandwidth",
+    "latency",
+    "throughput",
+    "draft",
+    "target",
+    "expert",
+    "router",
+    "shard",
+    "replica",
+    "tensor",
+    "pipeline",
+]
 
 
 def page(rel: str, own: str, listed: str = "", noindex: bool = False) -> Parsed:
