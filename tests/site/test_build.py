@@ -56,6 +56,19 @@ def test_every_page_type_is_built(site: Path) -> None:
     assert labels == ["Home", "Topics", "Companies", "Pricing"]  # search is in the header
 
 
+def test_every_page_has_its_social_card(site: Path) -> None:
+    pages = [p for p in site.rglob("index.html") if "assets" not in p.parts and "pagefind" not in p.parts]
+    assert len(pages) > 15
+    for path in pages:
+        page = soup(path)
+        image = page.find("meta", property="og:image")
+        assert image is not None, path
+        card = site / str(image["content"]).removeprefix(SITE_URL)
+        assert card.is_file() and card.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", card
+        assert page.find("meta", attrs={"name": "twitter:card"})["content"] == "summary_large_image"
+        assert page.find("meta", attrs={"name": "twitter:image"})["content"] == image["content"]
+
+
 def test_chrome_header_search_footer_and_own_title(site: Path) -> None:
     page = soup(site / "questions/kv-fp8/index.html")
     form = page.select_one("header form[role=search]")

@@ -95,9 +95,16 @@ def jsonld_script(data: dict[str, Any]) -> str:
     return f'<script type="application/ld+json">{text}</script>'
 
 
+def card_path(page_path: str) -> str:
+    """Site-relative path of a page's social card (``qbank.cards`` draws it after the build)."""
+    stem = url_of(page_path).strip("/").replace("/", "-") or "home"
+    return f"assets/cards/{stem}.png"
+
+
 def head_html(meta: PageMeta, settings: Settings) -> str:
     """Open Graph, Twitter and JSON-LD tags for the page's ``<head>`` (title and description are the theme's)."""
     canonical = meta.canonical(settings)
+    card = card_path(meta.path)
     og_type = "article" if meta.kind == "question" else "website"
     tags = [
         f'<meta property="og:type" content="{og_type}">',
@@ -105,7 +112,12 @@ def head_html(meta: PageMeta, settings: Settings) -> str:
         f'<meta property="og:title" content="{attr(meta.title)}">',
         f'<meta property="og:description" content="{attr(meta.description)}">',
         f'<meta property="og:url" content="{attr(canonical)}">',
-        '<meta name="twitter:card" content="summary">',
+        f'<meta property="og:image" content="{attr(settings.base + card)}">',
+        '<meta property="og:image:width" content="1200">',
+        '<meta property="og:image:height" content="630">',
+        f'<meta property="og:image:alt" content="{attr(meta.title)}">',
+        '<meta name="twitter:card" content="summary_large_image">',
+        f'<meta name="twitter:image" content="{attr(settings.base + card)}">',
         f'<meta name="twitter:title" content="{attr(meta.title)}">',
         f'<meta name="twitter:description" content="{attr(meta.description)}">',
     ]
