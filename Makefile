@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox node clean
+.PHONY: site test lint venv browser sandbox node bench-lighthouse clean
 
 venv: $(STAMP)
 
@@ -29,6 +29,10 @@ node: $(NODE_STAMP)
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $(NODE_STAMP)
+
+# Lighthouse 12.2.3 (13 needs Node 22) for bench/lighthouse.py only: not needed by the tests.
+bench-lighthouse: $(STAMP) browser
+	cd bench/lighthouse && npm ci --no-audit --no-fund --loglevel=error
 
 # Debian's bubblewrap is the wall around verification scripts (qbank fails closed without it).
 sandbox:

@@ -29,6 +29,7 @@ import yaml
 
 from qbank.build import mkdocs_build
 from qbank.corpus import load_corpus
+from qbank.offer.model import load_shop
 from qbank.render.pages import render_pages
 from qbank.render.settings import settings_from
 from qbank.sitecheck import check_reach, check_structure
@@ -107,7 +108,8 @@ def write_plain(root: Path, plain: Path) -> int:
     corpus, report = load_corpus(root)
     if report.errors:
         raise SystemExit(f"synthetic corpus is invalid: {report.problems[:3]}")
-    pages = render_pages(corpus, settings_from(config.get("site_url"), config.get("extra")))
+    shop, _ = load_shop(root)  # the pricing and contact pages read the offer
+    pages = render_pages(corpus, settings_from(config.get("site_url"), config.get("extra"), shop))
     docs = plain / "docs"
     shutil.copytree(root / "site_src", docs, ignore=shutil.ignore_patterns("overrides"))
     for page in pages:
