@@ -16,6 +16,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -95,9 +96,17 @@ def build_both(tmp: Path) -> tuple[Path, Path]:
     result = build_site(REPO, tmp / "site-qbank", links=False)
     if result.site_dir is None:
         raise SystemExit("\n".join(p.text() for p in result.report.problems[:10]))
+    # write_plain reads a plain-YAML mkdocs.yml: a view of this repository with the site URL spelled out
+    source = tmp / "source"
+    source.mkdir()
+    for part in ("questions", "answers", "verify", "site_src"):
+        (source / part).symlink_to(REPO / part)
+    config = (REPO / "mkdocs.yml").read_text()
+    (source / "mkdocs.yml").write_text(re.sub(r"^site_url:.*$", "site_url: https://qbank.example/", config,
+                                              count=1, flags=re.MULTILINE))
     plain = tmp / "plain"
     plain.mkdir()
-    write_plain(REPO, plain)
+    write_plain(source, plain)
     timed(plain, tmp / "site-plain")
     return result.site_dir, tmp / "site-plain"
 

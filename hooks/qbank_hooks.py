@@ -95,8 +95,8 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
-    # social cards, from free metadata only; cached by their text under .qbank/cards
-    write_cards(site, _STATE["meta"].values(), Path(config["config_file_path"]).parent / ".qbank" / "cards")
+    # social cards, from free metadata only (drawn each build: a build writes nothing outside the site)
+    write_cards(site, _STATE["meta"].values())
     session = _STATE["preview"]
     if session and session.incremental:
         return  # preview, after a save: the search index of the last full build stays (its snippets may lag)

@@ -45,7 +45,13 @@
     var input = document.querySelector(".pagefind-ui__search-input:not([aria-label])");
     if (input) input.setAttribute("aria-label", "Search questions, topics, concepts and companies");
   }
-  new MutationObserver(function () { label(); }).observe(document.documentElement, { childList: true, subtree: true });
+  // one relabel per burst of DOM changes (the theme adds code navs, Pagefind its field, after load)
+  var pending = false;
+  new MutationObserver(function () {
+    if (pending) return;
+    pending = true;
+    setTimeout(function () { pending = false; label(); }, 50);
+  }).observe(document.body, { childList: true, subtree: true });
 
   function page() { search(); label(); }
   if (window.document$) {
