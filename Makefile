@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: site test lint venv browser sandbox vendor clean gpu-check mutation
+.PHONY: site test lint venv browser sandbox vendor node bench-lighthouse clean gpu-check mutation
 
 venv: $(STAMP)
 
@@ -32,6 +32,18 @@ browser:
 	  else echo "make: /usr/bin/chromium missing; install Debian's chromium package" >&2; fi; \
 	fi
 
+# axe-core (pinned in package.json and package-lock.json) for the accessibility tests, which inject it in Chromium.
+NODE_STAMP := node_modules/.installed-stamp
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(NODE_STAMP)
+
+# Lighthouse 12.2.3 (13 needs Node 22) for bench/lighthouse.py only: not needed by the tests.
+bench-lighthouse: $(STAMP) browser
+	cd bench/lighthouse && npm ci --no-audit --no-fund --loglevel=error
+
 # Debian's bubblewrap is the wall around verification scripts (qbank fails closed without it).
 sandbox:
 	@if [ ! -x /usr/bin/bwrap ]; then \
@@ -48,7 +60,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
-test: $(STAMP) browser sandbox vendor lint
+test: $(STAMP) browser sandbox vendor node lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # On a GPU machine with $$QBANK_GPU_SIGNING_KEY set: every kernel check compiled and timed, results frozen and

@@ -29,6 +29,7 @@ import yaml
 
 from qbank.build import mkdocs_build
 from qbank.corpus import load_corpus
+from qbank.offer.model import load_shop
 from qbank.render.pages import render_pages
 from qbank.render.settings import settings_from
 from qbank.sitecheck import check_reach, check_structure
@@ -83,7 +84,7 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
             "topic": topics[i % len(topics)],
             "companies": [companies[0]] if companies and i % 5 == 0 else [],
             "difficulty": 1 + i % 5,
-            "votes": rng.randrange(0, 500),
+            "editorial_rank": rng.randrange(1, 500),
             "access": "premium" if premium else "free",
             "kind": "derivation",
             "concepts": rng.sample(concepts, 2),
@@ -107,7 +108,8 @@ def write_plain(root: Path, plain: Path) -> int:
     corpus, report = load_corpus(root)
     if report.errors:
         raise SystemExit(f"synthetic corpus is invalid: {report.problems[:3]}")
-    pages = render_pages(corpus, settings_from(config.get("site_url"), config.get("extra")))
+    shop, _ = load_shop(root)  # the pricing and contact pages read the offer
+    pages = render_pages(corpus, settings_from(config.get("site_url"), config.get("extra"), shop))
     docs = plain / "docs"
     shutil.copytree(root / "site_src", docs, ignore=shutil.ignore_patterns("overrides"))
     for page in pages:
@@ -147,17 +149,12 @@ def gz(path: Path) -> int:
 
 
 def transfer(site: Path, page_rel: str) -> dict[str, int]:
-    """Gzipped bytes of a page's HTML, of its stylesheets and scripts, and of the KaTeX files math pages load."""
+    """Gzipped bytes of a page's HTML and of its stylesheets and scripts (math is MathML in the HTML: no files)."""
     html_path = site / page_rel
     html = html_path.read_text()
     refs = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html) + re.findall(r'<script src="([^"]+)"', html)
     assets = [(html_path.parent / r.split("?")[0]).resolve() for r in refs if not r.startswith("http")]
-    katex = site / "assets" / "katex"
-    return {
-        "html": gz(html_path),
-        "css_js": sum(gz(a) for a in assets if a.exists()),
-        "katex": sum(gz(katex / f) for f in ("katex.min.js", "auto-render.min.js", "katex.min.css")),
-    }
+    return {"html": gz(html_path), "css_js": sum(gz(a) for a in assets if a.exists())}
 
 
 def search_weights(site: Path) -> dict[str, float]:
@@ -228,7 +225,7 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "material_search_index_kib_gz": kb(gz(index)),
         **search_weights(site),
         "question_page_kib_gz_no_math": kb(no_math["html"] + no_math["css_js"]),
-        "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"] + with_math["katex"]),
+        "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"]),
         "question_page_html_kib_gz": kb(no_math["html"]),
         "plain_question_page_kib_gz": kb(baseline["html"] + baseline["css_js"]),
     }

@@ -12,14 +12,17 @@ from mkdocs.structure.files import File, Files
 
 from qbank import preview
 from qbank.build import take_preloaded
+from qbank.cards.pages import write_cards
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
+from qbank.mathml.render import MathError, render_math
+from qbank.offer.model import load_shop
 from qbank.paywall import site as paywall
 from qbank.practice.site import asset_files
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
 from qbank.render.search import build_search_index
-from qbank.render.seo import PageMeta, full_title, head_html
+from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
@@ -34,7 +37,10 @@ def on_config(config: Any) -> Any:
         session = preview.session_for(config, root)  # `qbank serve` only; a build with the flag refuses here
     except preview.PreviewFlagError as exc:
         raise PluginError(str(exc)) from exc
-    settings = settings_from(config.get("site_url"), config.get("extra"))
+    shop, problems = load_shop(root)
+    if problems:
+        raise PluginError("\n".join(p.text() for p in problems))
+    settings = settings_from(config.get("site_url"), config.get("extra"), shop)
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
@@ -64,7 +70,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     path = page.file.src_uri
     if path in _STATE["meta"]:
         return markdown
-    meta = handwritten_meta(path, page.meta.get("title") or page.title or path, page.meta.get("description"))
+    meta = handwritten_meta(
+        path, page.meta.get("title") or page.title or path, page.meta.get("description"),
+        indexable=not page.meta.get("noindex"),
+    )
     _STATE["meta"][path] = meta
     return with_crumbs(markdown, meta)
 
@@ -78,6 +87,7 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     if meta is not None:
         context["qb_title"] = full_title(meta.title)
         context["qb_head"] = head_html(meta, _STATE["settings"])
+        context["qb_kind"] = search_label(meta.kind)
     return context
 
 
@@ -89,6 +99,8 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
+    # social cards, from free metadata only (drawn each build: a build writes nothing outside the site)
+    write_cards(site, _STATE["meta"].values())
     session = _STATE["preview"]
     if session and session.incremental:
         return  # preview, after a save: the search index of the last full build stays (its snippets may lag)
@@ -104,8 +116,9 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     """Replace premium sections by placeholders; their ciphertext is written after the build."""
     try:
         html = paywall.on_page_content(html, page, config, _STATE["settings"].seal_token)
-    except paywall.PaywallBuildError as exc:
-        raise PluginError(str(exc)) from exc
+        html = render_math(html)  # math outside the answer parts (hand-written pages); the parts' is done
+    except (paywall.PaywallBuildError, MathError) as exc:
+        raise PluginError(f"{page.file.src_uri}: {exc}" if isinstance(exc, MathError) else str(exc)) from exc
     session = _STATE["preview"]
     return preview.banner_for(session, page.file.src_uri) + html if session else html
 

@@ -23,9 +23,11 @@ teaser: >-
   requests fit on a GPU. Work it out for a real model.
 topic: kv-cache
 difficulty: 2
-votes: 10
+editorial_rank: 990
 access: {access}
 kind: derivation
+short_title: "KV cache of one request"
+description: "The KV cache of one request at long context, sized from layers, heads, head size and bytes."
 """
 
 

@@ -26,7 +26,8 @@ def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
 
 def break_two_files(root: Path) -> None:
     q = root / "questions" / "base-question.yaml"
-    q.write_text(q.read_text().replace("votes: 10", "votes: ten").replace("topic: kv-cache", "topic: kv-cahce"))
+    text = q.read_text().replace("editorial_rank: 990", "editorial_rank: ten")
+    q.write_text(text.replace("topic: kv-cache", "topic: kv-cahce"))
     a = root / "answers" / "base-question.md"
     a.write_text(a.read_text().replace("///\n", "", 1).rstrip("/\n") + "\n")
 
@@ -42,11 +43,11 @@ def test_broken_files_exit_one_with_positions(tiny_repo: Path) -> None:
     res = run("check", cwd=tiny_repo)
     assert res.returncode == 1
     lines = res.stderr.strip().splitlines()
-    assert "questions/base-question.yaml:9:8: error: votes: Input should be a valid integer" in res.stderr
+    assert "questions/base-question.yaml:9:17: error: editorial_rank: Input should be a valid integer" in res.stderr
     assert any(
         ln.startswith("answers/base-question.md:3:1: error:") and ln.endswith("[premium-unclosed]") for ln in lines
     )
-    # the bad vote does not hide the misspelt topic in the same file
+    # the bad rank does not hide the misspelt topic in the same file
     assert "questions/base-question.yaml:6:8: error: unknown topic 'kv-cahce' (did you mean 'kv-cache'?)" in res.stderr
     assert lines[-1] == "3 errors, 0 warnings in 6 files"
     assert "Traceback" not in res.stderr
@@ -66,7 +67,7 @@ def test_github_format_is_default_in_actions(tiny_repo: Path) -> None:
     break_two_files(tiny_repo)
     res = run("check", cwd=tiny_repo, env={"GITHUB_ACTIONS": "true"})
     assert res.returncode == 1
-    assert "::error file=questions/base-question.yaml,line=9,col=8,title=field-type::" in res.stderr
+    assert "::error file=questions/base-question.yaml,line=9,col=17,title=field-type::" in res.stderr
 
 
 def test_check_named_file_reports_only_that_question(tiny_repo: Path) -> None:
@@ -76,7 +77,7 @@ def test_check_named_file_reports_only_that_question(tiny_repo: Path) -> None:
         (tiny_repo / folder / f"other{suffix}").write_text(src.read_text())
     res = run("check", "answers/other.md", cwd=tiny_repo)
     assert res.returncode == 1
-    assert "questions/other.yaml:9:8: error" in res.stderr and "answers/other.md:3:1: error" in res.stderr
+    assert "questions/other.yaml:9:17: error" in res.stderr and "answers/other.md:3:1: error" in res.stderr
     assert "base-question" not in res.stderr
 
 

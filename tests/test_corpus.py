@@ -52,11 +52,11 @@ def test_wrong_extension_in_questions(tiny_repo: Path) -> None:
 def test_invalid_question_does_not_cascade_into_unknown_related(tiny_repo: Path) -> None:
     q = tiny_repo / "questions" / "base-question.yaml"
     broken = tiny_repo / "questions" / "broken.yaml"
-    broken.write_text(q.read_text().replace("votes: 10", "votes: lots"))
+    broken.write_text(q.read_text().replace("editorial_rank: 990", "editorial_rank: lots"))
     for folder, suffix in (("answers", ".md"), ("verify", ".py")):
         (tiny_repo / folder / f"broken{suffix}").write_text((tiny_repo / folder / f"base-question{suffix}").read_text())
     q.write_text(q.read_text() + "related: [broken]\n")
-    assert codes(tiny_repo) == {("questions/broken.yaml", 9, 8, "field-type")}
+    assert codes(tiny_repo) == {("questions/broken.yaml", 9, 17, "field-type")}
 
 
 def test_duplicate_reference_in_a_list(tiny_repo: Path) -> None:
@@ -65,12 +65,14 @@ def test_duplicate_reference_in_a_list(tiny_repo: Path) -> None:
     assert codes(tiny_repo) == {("questions/base-question.yaml", 12, 22, "duplicate-ref")}
 
 
-def test_topic_questions_order_easiest_first_then_votes(tiny_repo: Path) -> None:
+def test_topic_questions_order_easiest_first_then_editorial_rank(tiny_repo: Path) -> None:
     q = tiny_repo / "questions" / "base-question.yaml"
     text = q.read_text()
-    for slug, difficulty, votes in (("hard-popular", 4, 99), ("easy-quiet", 1, 3), ("easy-popular", 1, 50)):
+    for slug, difficulty, rank in (("hard-popular", 4, 1), ("easy-quiet", 1, 997), ("easy-popular", 1, 950)):
         (tiny_repo / "questions" / f"{slug}.yaml").write_text(
-            text.replace("difficulty: 2", f"difficulty: {difficulty}").replace("votes: 10", f"votes: {votes}")
+            text.replace("difficulty: 2", f"difficulty: {difficulty}").replace(
+                "editorial_rank: 990", f"editorial_rank: {rank}"
+            )
         )
         for folder, suffix in (("answers", ".md"), ("verify", ".py")):
             src = tiny_repo / folder / f"base-question{suffix}"

@@ -10,6 +10,7 @@
   "use strict";
 
   const ASSETS = new URL(".", document.currentScript.src); // .../assets/
+  const PRICING_URL = new URL("../pricing/", ASSETS).href; // where "Get a key" leads: price, checkout, refunds
   const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
   const KEY_CHARS = 32;
   const SECRET_BYTES = 16;
@@ -255,8 +256,10 @@
         <p>Enter the license key from your purchase email. It stays on this device.</p>
         <label for="qb-key">License key</label>
         <input id="qb-key" name="key" autocomplete="off" autocapitalize="characters" spellcheck="false"
-               placeholder="QB-XXXX-XXXX-XXXX-…">
+               placeholder="QB-XXXX-XXXX-XXXX-XXXX-XXXX-XXXX-XXXX-XXXX">
         <p class="qb-dialog__error" role="alert"></p>
+        <p class="qb-dialog__buy">No key yet? <a class="qb-dialog__get" href="${PRICING_URL}">Get a key</a>
+          (price, what is included, refunds).</p>
         <div class="qb-dialog__actions">
           <button type="button" class="md-button qb-dialog__cancel">Cancel</button>
           <button type="submit" class="md-button md-button--primary qb-dialog__submit">Unlock</button>

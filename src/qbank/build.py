@@ -30,6 +30,10 @@ class BuildResult:
     site_dir: Path | None
 
 
+LAST_THIN: dict[str, tuple[int, float]] = {}
+"""The own-text limits (``extra.qbank``) of the last mkdocs build into each folder, for the built-site check."""
+
+
 def mkdocs_build(root: Path, out: Path) -> str:
     """Run mkdocs (strict, as configured) from ``root`` into ``out``; returns the configured site URL."""
     from mkdocs.commands.build import build
@@ -46,6 +50,10 @@ def mkdocs_build(root: Path, out: Path) -> str:
                                            "premium sections; remove it")
         logging.getLogger("mkdocs").setLevel(logging.WARNING)
         build(config)
+        from .render.settings import settings_from
+
+        s = settings_from(config["site_url"], config["extra"])
+        LAST_THIN[str(out)] = (s.thin_min_words, s.thin_max_overlap)
         return str(config["site_url"] or "")
     finally:
         os.chdir(cwd)
@@ -91,7 +99,7 @@ def build_site(
     from .sitecheck import check_site
 
     report.extend(postcheck(root, corpus, tmp, target))  # the paywall's state and the leak scan
-    problems = check_site(tmp, site_url, links=links)
+    problems = check_site(tmp, site_url, links=links, thin=LAST_THIN.pop(str(tmp), None))
     report.extend(replace(p, path=target.name + p.path.removeprefix(tmp.name)) for p in problems)
     if report.errors:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -51,9 +51,9 @@ class Corpus:
         return f"{VERIFY}/{slug}.py"
 
     def topic_questions(self, topic: str) -> list[str]:
-        """Slugs of a topic's questions, easiest first, then by votes."""
+        """Slugs of a topic's questions, easiest first, then by editorial rank."""
         qs = [s for s, q in self.questions.items() if q.topic == topic]
-        return sorted(qs, key=lambda s: (self.questions[s].difficulty, -self.questions[s].votes, s))
+        return sorted(qs, key=lambda s: (self.questions[s].difficulty, self.questions[s].editorial_rank, s))
 
 
 def suggest(name: str, known: list[str]) -> str:
@@ -165,10 +165,14 @@ def todo_problems(corpus: Corpus) -> list[Problem]:
     for slug in corpus.questions:
         rel = corpus.question_path(slug)
         located = corpus.positions[rel]
-        for name in ("title", "teaser"):
+        for name in ("title", "short_title", "description", "teaser"):
             if "TODO" in getattr(corpus.questions[slug], name):
                 pos = located.value_pos((name,))
                 out.append(warning(rel, pos.line, pos.col, "todo", f"{name} still holds a TODO"))
+        for i, summary in enumerate(corpus.questions[slug].premium_summaries):
+            if "TODO" in summary:
+                pos = located.value_pos(("premium_summaries", i))
+                out.append(warning(rel, pos.line, pos.col, "todo", "a premium summary still holds a TODO"))
     for answer in corpus.answers.values():
         for i, line in enumerate(answer.text.split("\n"), start=1):
             if "TODO" in line:
@@ -287,6 +291,19 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
                         pos.col,
                         "premium-missing",
                         f"a premium question needs at least one '/// premium' block in {answer.path}",
+                    )
+                )
+            if q.access == "premium" and len(q.premium_summaries) != len(answer.premium):
+                have = "premium_summaries" in (located.data or {})
+                pos = located.key_pos(("premium_summaries",)) if have else Pos(1, 1)
+                problems.append(
+                    error(
+                        qrel,
+                        pos.line,
+                        pos.col,
+                        "premium-summary-count",
+                        f"{answer.path} has {len(answer.premium)} premium section(s) and premium_summaries "
+                        f"{len(q.premium_summaries)}: give one free line per section, in order",
                     )
                 )
             if q.access == "free" and answer.premium:

@@ -13,17 +13,25 @@ KINDS = ("derivation", "design", "code-drill", "concept")
 QUESTION = """\
 # yaml-language-server: $schema=../schemas/question.schema.json
 title: "TODO: the question as an interviewer would ask it?"
+short_title: "TODO: the page's title in search results"
+description: >-
+  TODO: the meta description search results show, 70 to 160 characters, free text only.
 teaser: >-
   TODO: one paragraph (70 to 320 characters) that makes a reader want the answer. It is shown on lists
   and as the page's meta description, so say something concrete.
 topic: {topic}
 companies: [{companies}]
 difficulty: 3
-votes: 0
+editorial_rank: 1000
 access: {access}
 kind: {kind}
 concepts: []
 related: []
+{summaries}"""
+
+PREMIUM_SUMMARIES = """\
+premium_summaries:
+  - "TODO: one free line per premium section: what it holds, in other words than the section"
 """
 
 ANSWER_FREE = """\
@@ -117,7 +125,10 @@ def new_question(
         return None, problems
     answer = ANSWER_FREE.format(slug=slug) + (ANSWER_PREMIUM if access == "premium" else "")
     files = {
-        qrel: QUESTION.format(topic=topic, companies=company or "", access=access, kind=kind),
+        qrel: QUESTION.format(
+            topic=topic, companies=company or "", access=access, kind=kind,
+            summaries=PREMIUM_SUMMARIES if access == "premium" else "",
+        ),
         corpus.answer_path(slug): answer,
         corpus.verify_path(slug): SCRIPT.format(title=slug.replace("-", " ").capitalize()),
     }

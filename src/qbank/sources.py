@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .model import RETIRED_FIELDS
 from .problems import Problem, error
 
 MAX_BYTES = 1_000_000
@@ -245,7 +246,10 @@ def validation_problems(exc: ValidationError, located: Located, rel: str, loc_pr
         etype = err["type"]
         code = _code_for(etype)
         where = _loc_text(loc)
-        if etype == "extra_forbidden":
+        if etype == "extra_forbidden" and loc and str(loc[-1]) in RETIRED_FIELDS:
+            pos = located.key_pos(loc)
+            code, msg = RETIRED_FIELDS[str(loc[-1])]
+        elif etype == "extra_forbidden":
             pos = located.key_pos(loc)
             msg = f"unknown field {where!r}"
         elif etype == "missing":

@@ -31,7 +31,7 @@ import pytest
 
 from qbank.deploy import S3Store, Target
 
-from ..conftest import CASE_IGNORE
+from ..conftest import CASE_IGNORE, CASE_THIN_MIN_WORDS
 
 REPO = Path(__file__).resolve().parents[2]
 _names = itertools.count()
@@ -202,7 +202,8 @@ def qbank(
 def make_repo(dest: Path) -> Path:
     """The tiny corpus of tests/cases/base with this repository's mkdocs config, hooks and hand-written pages."""
     shutil.copytree(REPO / "tests" / "cases" / "base", dest, ignore=CASE_IGNORE)
-    shutil.copy2(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    config = (REPO / "mkdocs.yml").read_text()  # the tiny corpus: the case corpora's own-text floor
+    (dest / "mkdocs.yml").write_text(config.replace("thin_min_words: 150", f"thin_min_words: {CASE_THIN_MIN_WORDS}"))
     shutil.copytree(REPO / "hooks", dest / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "site_src", dest / "site_src")
     return dest

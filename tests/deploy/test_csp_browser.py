@@ -56,7 +56,7 @@ def visit(base: str) -> tuple[list[str], list[str]]:
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(base, wait_until="networkidle")
-            page.locator(".md-tabs a, .md-nav a", has_text="Search").first.click()
+            page.locator("footer .qb-footer__links a", has_text="Search").first.click()  # search lives in the header
             page.wait_for_url("**/search/")
             # Pagefind's UI (loaded by qbank.js) fetches its WebAssembly and index chunks once a query is typed;
             # on a timeout the assertion on the titles says what was shown instead

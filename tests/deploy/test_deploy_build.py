@@ -66,7 +66,8 @@ def test_real_build_deploys_then_redeploys_only_what_a_page_edit_changed(
             or b"data-qb-file=" in text  # a premium page names the release's ciphertext file
             or b"data-qb-unlock-count" in text  # a hub's count opens with the release, so the page names it
             or path == "qbank-build.json"  # the build's public record: site URL and release id
-            or path in ("pagefind/pagefind-entry.json", *(p for p in uploads if p.endswith(".pf_meta")))
+            # Pagefind's metadata and its page-type filter (results labelled question/topic/...) renumber pages
+            or path in ("pagefind/pagefind-entry.json", *(p for p in uploads if p.endswith((".pf_meta", ".pf_filter"))))
         ), path
     pages = [p for p in uploads if p.endswith(".html") and p != "about/index.html"]
     # the premium page, and the hubs whose unlock counts open with the release (they name it)

@@ -236,3 +236,42 @@ def test_revoked_in_the_next_release_locks_a_remembered_device(browser: Browser,
         tab.shot("06-revoked-after-release")
         context.close()
         assert tab.csp == []
+
+
+def test_keyboard_only_walk_through_unlock(tab: Tab, built: Built) -> None:
+    """Tab to the page's one unlock button, open the dialog with Enter, reach "Get a key", type the key, submit."""
+    page = tab.page
+    tab.goto(KV)
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('qb-unlock-open')"):
+            break
+    else:
+        pytest.fail("Tab never reached the unlock button")
+    assert page.locator(".qb-unlock-open:visible").count() == 1  # one call to action per page
+    page.keyboard.press("Enter")
+    expect(page.locator("dialog.qb-dialog[open]")).to_have_count(1)
+    assert page.evaluate("document.activeElement.id") == "qb-key"
+    placeholder = page.locator("#qb-key").get_attribute("placeholder") or ""
+    assert placeholder.startswith("QB-") and len(placeholder.replace("-", "")) == 2 + 32
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Get a key"
+    href = page.evaluate("document.activeElement.href")
+    assert href == built.url + "/pricing/" or href.endswith("/pricing/")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.type(built.keys.valid)
+    page.keyboard.press("Enter")
+    expect(page.locator(".qb-premium.qb-unlocked")).to_have_count(KV_SECTIONS)
+    expect(page.locator("dialog.qb-dialog[open]")).to_have_count(0)
+
+
+def test_get_a_key_leads_to_the_price_and_the_checkout(tab: Tab, built: Built) -> None:
+    page = tab.page
+    tab.goto(KV)
+    page.locator(".qb-unlock-open").first.click()
+    page.locator(".qb-dialog__get").click()
+    page.wait_for_url("**/pricing/")
+    buy = page.locator("a.qb-buy")
+    expect(buy).to_have_count(1)
+    assert (buy.get_attribute("href") or "").startswith("https://")
+    expect(buy).to_contain_text("Buy Premium · ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from qbank.corpus import Corpus
-from qbank.render.hubs import company_topics, tagged
+from qbank.render.hubs import company_topics, tagged, topic_order
 from qbank.render.pages import Page, render_pages
 from qbank.render.settings import Settings
 
@@ -80,5 +80,21 @@ def test_titles_and_descriptions_unique(pages: dict[str, Page]) -> None:
 
 def test_every_page_type_is_rendered(pages: dict[str, Page]) -> None:
     kinds = {p.meta.kind for p in pages.values()}
-    assert kinds == {"home", "hub", "question", "concept", "pricing"}
+    assert kinds == {"home", "index", "topic", "company", "company-topic", "question", "concept", "pricing", "page"}
     assert {"index.md", "topics/index.md", "companies/index.md", "pricing.md"} <= set(pages)
+
+
+def test_company_topic_page_only_where_it_differs_from_the_topic_page(corpus: Corpus) -> None:
+    """A company tagged on every question of a topic gets no company×topic page: it would repeat the topic's list."""
+    s = Settings(ct_min_tagged=1)
+    assert company_topics(corpus, "xai", s) == ["speculative-decoding", "kv-cache"]
+    for topic in company_topics(corpus, "xai", s):
+        assert len(tagged(corpus, "xai", topic)) < len(topic_order(corpus, topic))
+    every = {t for t in corpus.topics if set(topic_order(corpus, t)) <= set(tagged(corpus, "xai", t))}
+    assert not every & set(company_topics(corpus, "xai", s))
+
+
+def test_concept_page_is_indexable_only_with_an_explanation(corpus: Corpus, pages: dict[str, Page]) -> None:
+    for slug, concept in corpus.concepts.items():
+        meta = pages[f"concepts/{slug}.md"].meta
+        assert meta.indexable == bool(concept.explanation.strip()), slug

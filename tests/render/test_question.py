@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from qbank.corpus import Corpus
+from qbank.offer.model import Shop
 from qbank.render.pages import Page, render_pages
 from qbank.render.question import locked_notice_html, locked_placeholder, premium_block, related
 from qbank.render.settings import Settings
@@ -24,19 +25,19 @@ def test_default_mode_emits_placeholders_and_no_premium_text(corpus: Corpus, pag
             shown = [int(n) for n in re.findall(r"≈ (\d+) words", md)]
             near = sum(1 for t in section.markdown.split() if re.search(r"[A-Za-z0-9]", t))
             assert any(n % 10 == 0 and abs(n - near) <= 5 for n in shown), (shown, near)
-            assert "6 months · one payment · no auto-renewal" in md
     assert "SECRET-PREMIUM" not in "".join(p.markdown for p in pages.values())
 
 
-def test_paywall_mode_wraps_each_section_for_encryption(corpus: Corpus) -> None:
-    pages = {p.path: p for p in render_pages(corpus, Settings(paywall=True))}
+def test_paywall_mode_wraps_each_section_for_encryption(corpus: Corpus, shop: Shop) -> None:
+    pages = {p.path: p for p in render_pages(corpus, Settings(paywall=True, shop=shop))}
     md = pages["questions/kv-fp8.md"].markdown
-    settings = Settings(paywall=True)
+    settings = Settings(paywall=True, shop=shop)
     pages = {p.path: p for p in render_pages(corpus, settings)}
     md = pages["questions/kv-fp8.md"].markdown
-    blocks = re.findall(rf"<!--qbseal {settings.seal_token} open premium (\d) ([0-9a-f]+)-->", md)
-    assert [(n, bytes.fromhex(h).decode()) for n, h in blocks] == [
-        ("1", "Rounding against clipping"), ("2", "Where the failures hide")
+    blocks = re.findall(rf"<!--qbseal {settings.seal_token} open premium (\d) ([0-9a-f]+) ([0-9a-f]+)-->", md)
+    assert [(n, bytes.fromhex(h).decode(), bytes.fromhex(s).decode()) for n, h, s in blocks] == [
+        ("1", "Rounding against clipping", corpus.questions["kv-fp8"].premium_summaries[0]),
+        ("2", "Where the failures hide", corpus.questions["kv-fp8"].premium_summaries[1]),
     ]
     assert md.count(f"<!--qbseal {settings.seal_token} close premium ") == 2
     assert "SECRET-PREMIUM-FP8-ROUNDING" in md and "SECRET-PREMIUM-FP8-LONG" in md
@@ -49,8 +50,7 @@ def test_placeholder_and_block_escape_headings() -> None:
     assert text.startswith('## Costs "in" <practice>\n')
     assert "[Unlock it with Premium](../pricing.md)" in text
     assert locked_notice_html(120, "../../pricing/") == (
-        '<p><strong>Premium section</strong> · ≈ 120 words. <a href="../../pricing/">Unlock it with Premium</a> · '
-        "6 months · one payment · no auto-renewal</p>"
+        '<p><strong>Premium section</strong> · ≈ 120 words. <a href="../../pricing/">Unlock it with Premium</a></p>'
     )
     block = premium_block("H", "## H\n\n320 GiB{=kv} of cache\n", 1, "0" * 32)
     assert "320 GiB of cache" in block and "{=kv}" not in block
@@ -66,7 +66,7 @@ def test_claim_markers_stripped_everywhere(pages: dict[str, Page]) -> None:
 def test_question_page_tags_and_metadata(corpus: Corpus, pages: dict[str, Page]) -> None:
     page = pages["questions/kv-block-waste.md"]
     q = corpus.questions["kv-block-waste"]
-    assert page.meta.description == q.teaser
+    assert page.meta.description == q.description
     assert f"# {q.title}\n" in page.markdown
     assert "[KV Cache & Memory](../topics/kv-cache.md)" in page.markdown
     # tagged to xai, whose kv-cache round has its own page

@@ -9,7 +9,7 @@ import re
 from qbank.render.pages import Page
 from qbank.render.seo import PageMeta, breadcrumb_list, crumbs_markdown, head_html, jsonld_script
 from qbank.render.settings import Settings, settings_from
-from qbank.render.text import clip, rel, url_of
+from qbank.render.text import fit, rel, url_of
 
 
 def test_urls_and_relative_links() -> None:
@@ -72,8 +72,8 @@ def test_settings_from_config() -> None:
     assert settings_from(None, None) == Settings()
 
 
-def test_clip_keeps_words_whole() -> None:
-    text = "word " * 100
-    out = clip(text, 50)
-    assert len(out) <= 50 and out.endswith("…") and "wor…" not in out
-    assert clip("short") == "short"
+def test_fit_takes_the_first_candidate_that_fits_whole() -> None:
+    assert fit(("a" * 70, "b" * 10), 60) == "b" * 10
+    assert fit(("x" * 5, "y" * 80), 160, 70) == "y" * 80
+    # nothing fits: the last one, whole, for the built-site check to report (never cut mid-word)
+    assert fit(("word " * 40, "more " * 50), 60) == ("more " * 50).strip()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from qbank.model import DESCRIPTION_MAX, DESCRIPTION_MIN
 from qbank.render.question import _section
 from qbank.render.settings import Settings
 from qbank.render.text import (
-    DESCRIPTION_MAX,
     approx_words,
     attr,
-    clip,
     counts,
+    fit,
     md_escape,
     plural,
     rel,
@@ -74,35 +74,22 @@ def test_the_locked_placeholder_shows_the_rounded_count_not_the_exact_one() -> N
     assert "≈ 50 words" in out and "48" not in out and "47" not in out
 
 
-def _oracle_clip(text: str, limit: int) -> str:
-    """Whole words, in order, as many as fit with the ellipsis within ``limit`` characters."""
-    out: list[str] = []
-    for word in text.split():
-        if len(" ".join([*out, word])) + 1 > limit:
-            break
-        out.append(word)
-    return " ".join(out) + "…"
+def test_fit_takes_the_first_candidate_within_bounds_whole() -> None:
+    exact = "a" * DESCRIPTION_MAX  # exactly at the limit: taken
+    assert fit((exact, "short"), DESCRIPTION_MAX) == exact
+    over = exact + "b"  # one past the limit: skipped for the next candidate, never cut
+    assert fit((over, "next one"), DESCRIPTION_MAX) == "next one"
+    # the lower bound is inclusive too, and one below it is skipped
+    assert fit(("x" * 69, "y" * 70, "z" * 71), DESCRIPTION_MAX, 70) == "y" * 70
 
 
-def test_clip_at_the_limit_and_one_past_it() -> None:
-    exact = ("abcd " * 40)[: DESCRIPTION_MAX - 1] + "x"  # exactly 160 characters
-    assert len(exact) == DESCRIPTION_MAX and clip(exact) == exact
-    over = exact + "y"
-    assert clip(over) != over and len(clip(over)) <= DESCRIPTION_MAX and clip(over).endswith("…")
+def test_fit_returns_the_last_candidate_whole_when_none_fits() -> None:
+    # nothing is ever cut mid-word: the built-site check reports the length instead
+    assert fit(("a" * 200, "b b " * 60), DESCRIPTION_MAX) == " ".join(("b b " * 60).split())
 
 
-@pytest.mark.parametrize("limit", range(8, 40))
-@pytest.mark.parametrize("text", ["abcd efgh ijkl mnop qrst uvwx yzab cdef", "a bb ccc dddd eeeee ffffff ggggggg hh i"])
-def test_clip_keeps_as_many_whole_words_as_fit(text: str, limit: int) -> None:
-    want = text if len(text) <= limit else _oracle_clip(text, limit)
-    assert clip(text, limit) == want
-    assert len(clip(text, limit)) <= limit
-
-
-def test_clip_collapses_whitespace_and_drops_dangling_punctuation() -> None:
-    assert clip("  two\n\twords  ") == "two words"
-    assert clip("alpha beta, gamma delta", 13) == "alpha beta…"  # not "alpha beta,…"
-    assert clip("x" * 30, 10) == "x" * 9 + "…"  # one long word: cut hard, still within the limit
+def test_fit_collapses_whitespace() -> None:
+    assert fit(("  two\n\twords  ",), DESCRIPTION_MAX) == "two words"
 
 
 @pytest.mark.parametrize(
@@ -144,8 +131,6 @@ def test_escapes() -> None:
     assert md_escape(r"a_b*c`d[e]f<g>h\i") == r"a\_b\*c\`d\[e\]f\<g\>h\\i"
 
 
-def test_a_description_is_at_most_160_characters_by_default() -> None:
-    # the length search engines show: written out, not read from DESCRIPTION_MAX
-    assert clip("x" * 160) == "x" * 160
-    assert clip("x" * 161) == "x" * 159 + "…"
-    assert clip("word " * 100) == " ".join(["word"] * 32) + "…"  # 32 words (159 characters) and the ellipsis
+def test_the_description_limits_are_what_search_engines_show() -> None:
+    # written out here, not read from the code under test: about 160 characters shown, 70 the useful least
+    assert (DESCRIPTION_MIN, DESCRIPTION_MAX) == (70, 160)

@@ -53,7 +53,40 @@ def test_every_page_type_is_built(site: Path) -> None:
     assert not (site / "companies/xai/speculative-decoding").exists()  # one tagged question: below threshold
     nav = soup(site / "index.html").select(".md-nav--primary > .md-nav__list > .md-nav__item")
     labels = [" ".join(li.select_one(".md-nav__link").get_text().split()) for li in nav]
-    assert labels == ["Home", "Topics", "Companies", "Pricing", "Search"]
+    assert labels == ["Home", "Topics", "Companies", "Pricing"]  # search is in the header
+
+
+def test_every_page_has_its_social_card(site: Path) -> None:
+    pages = [p for p in site.rglob("index.html") if "assets" not in p.parts and "pagefind" not in p.parts]
+    assert len(pages) > 15
+    for path in pages:
+        page = soup(path)
+        image = page.find("meta", property="og:image")
+        assert image is not None, path
+        card = site / str(image["content"]).removeprefix(SITE_URL)
+        assert card.is_file() and card.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", card
+        assert page.find("meta", attrs={"name": "twitter:card"})["content"] == "summary_large_image"
+        assert page.find("meta", attrs={"name": "twitter:image"})["content"] == image["content"]
+
+
+def test_chrome_header_search_footer_and_own_title(site: Path) -> None:
+    page = soup(site / "questions/kv-fp8/index.html")
+    form = page.select_one("header form[role=search]")
+    assert form is not None and form["action"] == "../../search/" and form.select_one("input[name=q]")
+    label = page.select_one("label[for=qb-header-q]")
+    assert label is not None and label.get_text(strip=True)
+    topic = page.select_one("[data-md-component=header-topic]")
+    assert topic is not None and " ".join(topic.get_text().split()) == "Test question kv-fp8"
+    links = [a.get_text(strip=True) for a in page.select("footer .qb-footer__links a")]
+    assert links == ["About", "Pricing", "Contact", "Terms", "Privacy", "Search"]
+    for rel in ("contact/index.html", "terms/index.html", "privacy/index.html"):
+        assert (site / rel).is_file(), rel
+    assert "Material for MkDocs" not in str(page.select_one("footer a[href*=squidfunk]") or "")
+    body = page.select_one("[data-pagefind-body]")
+    assert body is not None and body["data-pagefind-meta"] == "type:Question"
+    assert soup(site / "concepts/kv-cache/index.html").select_one("[data-pagefind-body]")["data-pagefind-filter"] == (
+        "type:Concept"
+    )
 
 
 def test_no_premium_plaintext_in_any_file(site: Path) -> None:
@@ -114,7 +147,9 @@ def test_question_page_markup(site: Path) -> None:
     assert page.find("meta", property="og:type")["content"] == "article"
     assert "QAPage" not in str(page)
     free = soup(site / "questions/spec-speedup/index.html")
-    assert free.select(".arithmatex"), "math is left for KaTeX to typeset"
+    assert free.select(".arithmatex math"), "math is MathML, typeset at build time"
+    assert not any("\\(" in el.get_text() or "\\[" in el.get_text() for el in free.select(".arithmatex"))
+    assert not free.find("script", src=re.compile("katex|mathjax", re.I))
     assert not free.select(".qb-premium")
     code = soup(site / "questions/kv-per-request/index.html").select(".highlight code")
     assert code and code[0].select("span.k"), "code blocks are highlighted"
@@ -127,7 +162,10 @@ def test_sitemap_lists_indexable_pages_with_git_dates_and_is_stable(site: Path, 
     xml = (site / "sitemap.xml").read_text()
     locs = re.findall(r"<loc>(.*?)</loc>", xml)
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("index.html") if "assets" not in p.parts)
-    assert sorted(locs) == sorted(SITE_URL + p.removesuffix("index.html") for p in pages)
+    noindex = {p for p in pages if 'name="robots" content="noindex"' in (site / p).read_text()}
+    # concepts without an explanation, search and contact are for readers only: noindex and out of the sitemap
+    assert {"search/index.html", "contact/index.html", "concepts/kv-cache/index.html"} <= noindex
+    assert sorted(locs) == sorted(SITE_URL + p.removesuffix("index.html") for p in pages if p not in noindex)
     assert set(re.findall(r"<lastmod>(.*?)</lastmod>", xml)) == {"2026-11-02"}
     assert "404" not in xml
     again = build_site(site_repo, tmp_path / "again", links=False)

@@ -61,13 +61,16 @@ def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
     for name, url in PAGES.items():
         page.goto(base + url, wait_until="networkidle")
         if name == "question-free-math":
-            page.wait_for_selector(".katex", timeout=10_000)
-            assert page.locator(".arithmatex .katex").count() >= 2
+            # typeset at build time: MathML is in the HTML, laid out by the browser with no script
+            assert page.locator(".arithmatex math").count() >= 2
+            page.locator("details.qb-try > summary").first.click()  # the "try it first" fold opens
+            box = page.locator(".arithmatex math").first.bounding_box()
+            assert box is not None and box["height"] > 0
         if name == "search":
             page.fill(".pagefind-ui__search-input", "paged allocation")
             page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
             hits = page.locator(".pagefind-ui__result-link").all_inner_texts()
-            assert "How much memory does paged allocation waste per sequence?" in hits, hits
+            assert "Question · How much memory does paged allocation waste per sequence?" in hits, hits
             assert "SECRET" not in page.locator("#qb-search").inner_text()
         expected = "slate" if scheme == "dark" else "default"
         assert page.locator("body").get_attribute("data-md-color-scheme") == expected

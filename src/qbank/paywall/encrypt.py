@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from ..mathml.render import render_math
 from ..seal.regions import Region, RegionError, find_regions, rewrite
 from ..seal.sanitize import sanitize_html
 from .release import FORMAT, Release, b64
@@ -121,21 +122,37 @@ def about_words(text: str) -> int:
     return max(10, round(len(text.split()) / 10) * 10)
 
 
-def placeholder(section: str, heading: str, heading_id: str | None, words: int, file_name: str, buy_url: str) -> str:
-    """The locked placeholder of one section: its heading, its length and the call to action."""
+def placeholder(
+    section: str,
+    heading: str,
+    heading_id: str | None,
+    words: int,
+    file_name: str,
+    buy_url: str,
+    summary: str = "",
+    first: bool = True,
+) -> str:
+    """The locked placeholder of one section: its heading, its free summary, its length and, on the page's
+    first locked section only, the one unlock call to action (the others point back to it)."""
     hid = f' id="{html.escape(heading_id)}"' if heading_id else ""
     s = html.escape(section)
-    return (
+    lines = [
         f'<section class="{PREMIUM_CLASS} {LOCKED_CLASS}" id="qb-premium-{s}" data-qb-section="{s}" '
-        f'data-qb-file="{file_name}">\n'
-        f"<h2{hid}>{html.escape(heading)}</h2>\n"
-        f'<p class="qb-locked__meta">Premium section · about {words} words · included in a 6-month license</p>\n'
-        f'<p class="qb-locked__actions"><button type="button" class="md-button md-button--primary qb-unlock-open"'
-        f' hidden>Enter license key</button> <a class="md-button" href="{html.escape(buy_url)}">Get 6 months'
-        f" of access</a></p>\n"
-        f'<p class="qb-locked__status" role="status" aria-live="polite"></p>\n'
-        f"</section>"
-    )
+        f'data-qb-file="{file_name}">',
+        f"<h2{hid}>{html.escape(heading)}</h2>",
+    ]
+    if summary:
+        lines.append(f'<p class="qb-locked__summary">{html.escape(summary)}</p>')
+    lines.append(f'<p class="qb-locked__meta">Premium section · about {words} words</p>')
+    if first:
+        lines.append(
+            '<p class="qb-locked__actions"><button type="button" class="md-button md-button--primary qb-unlock-open"'
+            f' hidden>Unlock with your key</button> <a class="md-button" href="{html.escape(buy_url)}">Get a key</a>'
+            "</p>"
+        )
+    lines.append('<p class="qb-locked__status" role="status" aria-live="polite"></p>')
+    lines.append("</section>")
+    return "\n".join(lines)
 
 
 def seal_page(
@@ -156,7 +173,8 @@ def seal_page(
         if MARKER_LEFT in page_html:
             raise SealError("region markers of another build are on this page (token mismatch): nothing is sealed")
         return sealed
-    clean = {(r.kind, r.index): sanitize_html(page_html[r.inner_start : r.inner_end]) for r in regions}
+    # math is typeset after sanitizing (which drops <math>) and before sealing: decrypted text shows no raw TeX
+    clean = {(r.kind, r.index): render_math(sanitize_html(page_html[r.inner_start : r.inner_end])) for r in regions}
     premium = [r for r in regions if r.kind == "premium"]
     sections: dict[str, dict[str, str]] = {}
     words_of: dict[str, int] = {}
@@ -181,11 +199,16 @@ def seal_page(
         name = hashlib.sha256(content).hexdigest()[:20] + ".json"
         sealed.files.append(CiphertextFile(f"{PREMIUM_DIR}/{name}", content))
 
+    first_premium = premium[0].index if premium else None
+
     def replace(r: Region, inner: str) -> str:
         if r.kind != "premium":
             return clean[(r.kind, r.index)]
         s = str(r.index)
-        return placeholder(s, r.heading or "Premium section", ids_of[s], words_of[s], name, buy_url)
+        return placeholder(
+            s, r.heading or "Premium section", ids_of[s], words_of[s], name, buy_url,
+            summary=r.summary, first=r.index == first_premium,
+        )
 
     out = rewrite(page_html, regions, replace)
     if MARKER_LEFT in out:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..corpus import Corpus
-from .text import md_escape, rel
+from ..offer.model import Shop, offer_line
+from .seo import PageMeta, crumbs_markdown
+from .text import md_escape, rel, strip_markers, yaml_str
 
 HOME = "index.md"
 TOPICS = "topics/index.md"
 COMPANIES = "companies/index.md"
 PRICING = "pricing.md"
-OFFER = "6 months · one payment · no auto-renewal"
 
 
 def topic_path(slug: str) -> str:
@@ -51,7 +54,7 @@ def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
         out.append(
             f"- **[{md_escape(q.title)}]({rel(src, question_path(slug))})**  \n"
             f'  <span class="qb-meta"><span class="qb-access qb-access--{q.access}">{access}</span> · '
-            f"difficulty {q.difficulty}/5 · {q.votes} votes</span>  \n"
+            f"difficulty {q.difficulty}/5</span>  \n"
             f"  {q.teaser}"
         )
     if not out:
@@ -60,12 +63,13 @@ def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
     return '<div class="qb-list" data-pagefind-ignore markdown="1">\n\n' + "\n".join(out) + "\n\n</div>\n"
 
 
-def call_to_action(src: str, lead: str) -> str:
-    """The premium call to action box."""
+def call_to_action(src: str, lead: str, shop: Shop | None) -> str:
+    """The page's one premium call to action: the lead, a link to the pricing page and the offer line."""
+    offer = f" {offer_line(shop)}" if shop is not None else ""
     return (
         '<div class="qb-cta" data-pagefind-ignore markdown="1">\n\n'
         f"{lead}\n\n"
-        f"[Unlock every answer]({rel(src, PRICING)}){{ .md-button .md-button--primary }} {OFFER}\n\n"
+        f"[See what Premium includes]({rel(src, PRICING)}){{ .md-button .md-button--primary }}{offer}\n\n"
         "</div>\n"
     )
 
@@ -86,3 +90,20 @@ def faq(items: list[tuple[str, str]]) -> str:
         body = "\n".join("    " + line if line else "" for line in answer.strip().split("\n"))
         blocks.append(f'{marker} question "{question.replace(chr(34), chr(39))}"\n\n{body}\n')
     return "\n".join(blocks)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One generated page."""
+
+    path: str
+    markdown: str
+    meta: PageMeta
+
+
+def make_page(meta: PageMeta, body: str) -> Page:
+    """Assemble front matter, visible breadcrumbs and the body (claim markers removed) into one page."""
+    # the title here is what the theme's header shows once the h1 scrolls away (not a URL-made one)
+    front = f"---\ntitle: {yaml_str(meta.title)}\ndescription: {yaml_str(meta.description)}\n---\n\n"
+    text = crumbs_markdown(meta.path, meta.crumbs) + "\n" + strip_markers(body).strip() + "\n"
+    return Page(meta.path, front + text, meta)

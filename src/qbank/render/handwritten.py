@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from .common import HOME
 from .seo import PageMeta, crumbs_markdown
-from .text import clip
 
 SOURCE_DIR = "site_src"
 
 
-def handwritten_meta(path: str, title: str, description: str | None) -> PageMeta:
-    """A hand-written page's metadata from its own title and front-matter description."""
+def handwritten_meta(path: str, title: str, description: str | None, indexable: bool = True) -> PageMeta:
+    """A hand-written page's metadata from its own title and front-matter description (``noindex: true`` in the
+    front matter keeps a utility page such as search out of search engines and the sitemap)."""
     crumbs = (("Home", HOME),) if path == HOME else (("Home", HOME), (title, path))
     return PageMeta(
         path=path,
         title=title,
-        description=clip(description or title),
+        description=" ".join((description or "").split()),
         crumbs=crumbs,
         kind="page",
+        indexable=indexable,
         sources=(f"{SOURCE_DIR}/{path}",),
     )
 

@@ -6,24 +6,26 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..corpus import CATALOG, Corpus
+from ..model import DESCRIPTION_MAX, DESCRIPTION_MIN
 from . import practice
 from .common import (
     HOME,
     TOPICS,
+    Page,
     call_to_action,
     company_path,
     company_topic_path,
     concept_path,
     faq,
     free_count,
+    make_page,
     question_items,
     question_path,
     topic_path,
 )
-from .pages import Page, make_page
 from .seo import PageMeta, item_list
 from .settings import Settings
-from .text import clip, counts, md_escape, plural, rel
+from .text import counts, fit, md_escape, plural, rel
 
 T = TypeVar("T")
 CATALOG_TOPICS = f"{CATALOG}/topics.yaml"
@@ -36,9 +38,9 @@ def qsources(corpus: Corpus, slugs: list[str]) -> tuple[str, ...]:
     return tuple(corpus.question_path(s) for s in slugs)
 
 
-def by_votes(corpus: Corpus, slugs: list[str]) -> list[str]:
-    """Most-voted first."""
-    return sorted(slugs, key=lambda s: (-corpus.questions[s].votes, corpus.questions[s].difficulty, s))
+def by_rank(corpus: Corpus, slugs: list[str]) -> list[str]:
+    """Editors' order: editorial rank first (1 = the editors' first pick), then easiest first."""
+    return sorted(slugs, key=lambda s: (corpus.questions[s].editorial_rank, corpus.questions[s].difficulty, s))
 
 
 def items_of(corpus: Corpus, slugs: list[str]) -> list[tuple[str, str]]:
@@ -84,7 +86,9 @@ def _tagged(corpus: Corpus, company: str, topic: str | None) -> list[str]:
 
 
 def company_topics(corpus: Corpus, company: str, settings: Settings) -> list[str]:
-    """Topics whose company×topic page has distinct content: enough tagged questions and a company-specific note."""
+    """Topics whose company×topic page has distinct content: enough tagged questions, a company-specific note,
+    and a different list from the topic page's (when the company is tagged on every question of the topic, the
+    topic page already says it all, and the company's rounds link there)."""
     return list(memo(corpus, ("ct", company, settings), lambda: _company_topics(corpus, company, settings)))
 
 
@@ -93,8 +97,10 @@ def _company_topics(corpus: Corpus, company: str, settings: Settings) -> list[st
     for rnd in corpus.companies[company].process:
         if rnd.topic not in corpus.topics or rnd.topic in out:
             continue
-        if len(tagged(corpus, company, rnd.topic)) >= settings.ct_min_tagged and (
-            len(rnd.note.strip()) >= settings.ct_min_note_chars
+        mine = len(tagged(corpus, company, rnd.topic))
+        if (
+            settings.ct_min_tagged <= mine < len(topic_order(corpus, rnd.topic))
+            and len(rnd.note.strip()) >= settings.ct_min_note_chars
         ):
             out.append(rnd.topic)
     return out
@@ -115,10 +121,10 @@ def company_target(corpus: Corpus, company: str, topic: str, settings: Settings)
 
 
 def home(corpus: Corpus, settings: Settings) -> Page:
-    """The home page: what the site is, why its numbers hold, topics, companies and most-voted questions."""
+    """The home page: what the site is, why its numbers hold, topics, companies and the editors' picks."""
     src = HOME
     topics = sorted(corpus.topics.values(), key=lambda t: t.order)
-    top = by_votes(corpus, list(corpus.questions))[: settings.home_top]
+    top = by_rank(corpus, list(corpus.questions))[: settings.home_top]
     body = [
         "# LLM inference engineer interview questions",
         "",
@@ -147,18 +153,36 @@ def home(corpus: Corpus, settings: Settings) -> Page:
                     f"{plural(n, 'tagged question')}")
     if not corpus.companies:
         body.append("_No company loops documented yet._")
-    body += ["", "## Most-voted questions", "", question_items(corpus, src, top)]
+    body += [
+        "",
+        "## Editors' picks",
+        "",
+        "Ordered by editorial rank: the editors' choice of where to start, not reader votes.",
+        "",
+        question_items(corpus, src, top),
+    ]
+    with_free = sum(1 for t in topics if free_count(corpus, topic_order(corpus, t.slug)))
+    lead = (
+        f"Free questions in {with_free} of {plural(len(topics), 'topic')} show the depth; "
+        "Premium unlocks every answer."
+    )
     body += [practice.home_link(corpus, src)]  # the practice hub, when the repository has practice content
-    body += [call_to_action(src, "Free questions in every track show the depth; Premium unlocks every answer.")]
+    body += [call_to_action(src, lead, settings.shop)]
     items = [(t.title, topic_path(t.slug)) for t in topics] + [
         (c.name, company_path(c.slug)) for c in corpus.companies.values()
     ]
     meta = PageMeta(
         path=src,
-        title="LLM inference engineer interview questions with worked answers",
-        description=clip(
-            "Interview questions for LLM inference engineers across "
-            f"{plural(len(topics), 'topic')}, with worked answers whose every number is re-derived by code."
+        title="LLM inference interview questions with worked answers",
+        description=fit(
+            (
+                f"{plural(len(corpus.questions), 'interview question')} for LLM inference engineers across "
+                f"{plural(len(topics), 'topic')}, with worked answers whose every number is re-derived by code.",
+                f"Interview questions for LLM inference engineers across {plural(len(topics), 'topic')}, "
+                "with worked answers whose every number is re-derived by code.",
+            ),
+            DESCRIPTION_MAX,
+            DESCRIPTION_MIN,
         ),
         crumbs=(("Home", HOME),),
         jsonld=(item_list("Topics and companies", items, settings),),
@@ -189,15 +213,19 @@ def topics_index(corpus: Corpus, settings: Settings) -> Page:
     meta = PageMeta(
         path=src,
         title="LLM inference interview topics",
-        description=clip(
-            f"The {plural(len(topics), 'track')} of an LLM inference engineer interview, from "
-            + ", ".join(t.title for t in topics[:3])
-            + (" and more" if len(topics) > 3 else "")
-            + ", with question counts."
+        description=fit(
+            (
+                f"The {plural(len(topics), 'track')} of an LLM inference engineer interview, from "
+                f"{topics[0].title} to {topics[-1].title}, with every question and concept of each.",
+                f"The {plural(len(topics), 'track')} of an LLM inference engineer interview, with every "
+                "question and concept of each track.",
+            ),
+            DESCRIPTION_MAX,
+            DESCRIPTION_MIN,
         ),
         crumbs=(("Home", HOME), ("Topics", src)),
         jsonld=(item_list("Interview topics", [(t.title, topic_path(t.slug)) for t in topics], settings),),
-        kind="hub",
+        kind="index",
         sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *qsources(corpus, list(corpus.questions))),
     )
     return make_page(meta, "\n".join(body))
@@ -236,7 +264,7 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
             body.append(f"- [{md_escape(c.name)}]({rel(src, target)}) · {', '.join(c.roles)}")
         body.append("")
     body += [practice.practice_links(corpus, src, topic=slug)]
-    top = by_votes(corpus, slugs)[:3]
+    top = by_rank(corpus, slugs)[:3]
     examples = "; ".join(f'"{corpus.questions[s].title}"' for s in top)
     body += [
         f"## {topic.title} FAQ",
@@ -245,7 +273,7 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
             [
                 (
                     f"What {topic.title} questions come up in inference interviews?",
-                    (f"The most-voted ones here: {examples}. " if examples else "")
+                    (f"The editors' first picks here: {examples}. " if examples else "")
                     + f"The track covers: {topic.scope}",
                 ),
                 (
@@ -255,15 +283,15 @@ def topic_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
                 ),
             ]
         ),
-        call_to_action(src, f"Unlock every {topic.title} answer with Premium."),
+        call_to_action(src, f"Unlock every {topic.title} answer with Premium.", settings.shop),
     ]
     meta = PageMeta(
         path=src,
-        title=f"{topic.title} interview questions for LLM inference engineers",
-        description=clip(f"{topic.title} interview questions with worked answers: {topic.scope}"),
+        title=topic.short_title,
+        description=topic.description,
         crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, src)),
         jsonld=(item_list(f"{topic.title} questions", items_of(corpus, slugs), settings),),
-        kind="hub",
+        kind="topic",
         sources=(CATALOG_TOPICS, CATALOG_CONCEPTS, *qsources(corpus, slugs)),
     )
     return make_page(meta, "\n".join(body))

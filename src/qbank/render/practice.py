@@ -16,16 +16,16 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..corpus import Corpus
+from ..model import DESCRIPTION_MAX, DESCRIPTION_MIN, SHORT_TITLE_MAX
 from ..practice.load import Bank, cross_check, load_bank
 from ..practice.model import ChoiceItem, NumericItem, OrderItem, PracticeTest
 from ..practice.pyodide import served_bytes
 from ..seal.regions import wrap
-from .common import HOME, question_path
-from .pages import Page, make_page
+from .common import HOME, Page, make_page, question_path
 from .question import locked_placeholder, preview_block
 from .seo import PageMeta, item_list
 from .settings import Settings
-from .text import clip, md_escape, plural, rel, url_of
+from .text import fit, md_escape, plural, rel, url_of
 
 HUB = "practice/index.md"
 PRACTICE_REGION = 3000
@@ -146,8 +146,10 @@ def practice_test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings
         body += ["", "## Worked answers behind this test", "", *links]
     meta = PageMeta(
         path=src,
-        title=f"{test.title}: a timed practice test",
-        description=clip(test.teaser),
+        title=fit((f"{test.title}: a timed practice test", f"{test.title}: practice test", test.title),
+                  SHORT_TITLE_MAX),
+        description=fit((test.teaser, f"{test.title}: a timed practice test with answer keys computed by the "
+                         "verification scripts behind the worked answers."), DESCRIPTION_MAX, DESCRIPTION_MIN),
         crumbs=(("Home", HOME), ("Practice", HUB), (test.title, src)),
         kind="practice-test",
         sources=(f"practice/{slug}.yaml",),
@@ -191,8 +193,9 @@ def drill_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings) -> Pag
                  f"[{md_escape(corpus.questions[drill.see].title)}]({rel(src, question_path(drill.see))})"]
     meta = PageMeta(
         path=src,
-        title=f"{drill.title}: a code drill",
-        description=clip(drill.teaser),
+        title=fit((f"{drill.title}: a code drill", drill.title), SHORT_TITLE_MAX),
+        description=fit((drill.teaser, f"{drill.title}: a code drill you edit and test in the page, in Python, "
+                         "with edge-case tests."), DESCRIPTION_MAX, DESCRIPTION_MIN),
         crumbs=(("Home", HOME), ("Practice", HUB), (drill.title, src)),
         kind="practice-drill",
         sources=(f"drills/{slug}/drill.yaml",),
@@ -271,9 +274,11 @@ def hub_page(corpus: Corpus, bank: Bank, settings: Settings) -> Page:
                                                                      for s in drills]
     meta = PageMeta(
         path=src,
-        title="Practice tests and code drills for LLM inference interviews",
-        description=clip(f"{plural(len(tests), 'timed practice test')} and {plural(len(drills), 'code drill')} "
-                         "for LLM inference engineers, with answer keys computed by verification scripts."),
+        title="Practice tests and code drills for inference interviews",
+        description=fit((f"{plural(len(tests), 'timed practice test')} and {plural(len(drills), 'code drill')} "
+                         "for LLM inference engineers, with answer keys computed by verification scripts.",
+                         f"{plural(len(tests), 'practice test')} and {plural(len(drills), 'code drill')} "
+                         "with keys computed by verification scripts."), DESCRIPTION_MAX, DESCRIPTION_MIN),
         crumbs=(("Home", HOME), ("Practice", src)),
         jsonld=(item_list("Practice tests and code drills", items, settings),),
         kind="practice-hub",

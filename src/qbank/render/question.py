@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from ..answers import FreeText, PremiumSection
@@ -9,18 +10,18 @@ from ..corpus import Corpus
 from ..seal.regions import wrap
 from .common import (
     HOME,
-    OFFER,
     PRICING,
     TOPICS,
+    Page,
     call_to_action,
     concept_path,
+    make_page,
     question_path,
     topic_path,
 )
 from .derivation import Derivation, latest
 from .hubs import company_target, topic_order
 from .kernel_table import kernel_table
-from .pages import Page, make_page
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
 from .text import approx_words, attr, md_escape, rel, strip_markers
@@ -31,7 +32,22 @@ PREVIEW_CLASS = "qb-preview-premium"
 """Premium shown in `qbank serve`: a class the paywall neither seals nor matches (no ``qb-premium`` in it)."""
 
 
-def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str) -> str:
+TRY_FIRST = "Try it first: work out your own answer, then open the worked one"
+DERIVATION_LEGEND = (
+    "How to read it: this is the question's verification script as it ran. Lines with `given` or `fact` are "
+    "inputs, each with its cited source; every other value is derived from them in code; `claim` names a "
+    "derived value that a number in the answer must match, and a false `check` fails verification, so the "
+    "site is not built."
+)
+"""The one-paragraph legend above an executed derivation."""
+DERIVATION_SUMMARY = (
+    "The verification script as it ran: each input with its cited source, each derived value, and the checks "
+    "that bind the numbers in the answer."
+)
+"""The free line on a premium question's sealed derivation (the same for every question: it names no content)."""
+
+
+def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str, summary: str = "") -> str:
     """Markdown for a locked premium section: its heading, its approximate length and the call to action.
 
     ``pricing_href`` is a link mkdocs resolves (e.g. ``../pricing.md`` from a question page). The paywall
@@ -41,7 +57,8 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
         f"## {heading}\n\n"
         f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
         f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
-        f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href}) · {OFFER}\n\n"
+        + (f'<p class="qb-locked__summary">{html.escape(summary)}</p>\n\n' if summary else "")
+        + f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href})\n\n"
         "</div>\n"
     )
 
@@ -50,16 +67,16 @@ def locked_notice_html(n_words: int, pricing_url: str) -> str:
     """The same notice as HTML, for the paywall to place inside a ``.qb-premium`` element after rendering."""
     return (
         f'<p><strong>Premium section</strong> · ≈ {n_words} words. <a href="{attr(pricing_url)}">Unlock it with '
-        f"Premium</a> · {OFFER}</p>"
+        f"Premium</a></p>"
     )
 
 
-def premium_block(heading: str, markdown: str, index: int, token: str) -> str:
+def premium_block(heading: str, markdown: str, index: int, token: str, summary: str = "") -> str:
     """The paywall contract: one premium section in full, between region markers the sealer cuts at build time.
 
     Everything between the markers is sealed whatever HTML it holds (see ``qbank.seal.regions``).
     """
-    return wrap(token, "premium", index, strip_markers(markdown), heading)
+    return wrap(token, "premium", index, strip_markers(markdown), heading, summary)
 
 
 def free_block(markdown: str, index: int, token: str) -> str:
@@ -76,12 +93,12 @@ def preview_block(heading: str, markdown: str, index: int, token: str) -> str:
     )
 
 
-def _section(heading: str, markdown: str, index: int, src: str, settings: Settings) -> str:
+def _section(heading: str, markdown: str, index: int, src: str, settings: Settings, summary: str = "") -> str:
     if settings.preview:
         return preview_block(heading, markdown, index, settings.seal_token)
     if settings.paywall:
-        return premium_block(heading, markdown, index, settings.seal_token)
-    return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING))
+        return premium_block(heading, markdown, index, settings.seal_token, summary)
+    return locked_placeholder(heading, approx_words(markdown), index, rel(src, PRICING), summary)
 
 
 def _demote(markdown: str) -> str:
@@ -102,13 +119,22 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
     parts: list[str] = []
     if d.markdown:
         # demoted: its headings sit under the page's h1
-        parts += ["## Executed derivation", "", _demote(d.markdown).strip(), ""]
+        parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
+        parts += [_demote(d.markdown).strip(), ""]
     if d.kernels:
         parts += ["## Kernel checks", "", *kernel_table(d.kernels), ""]
     text = "\n".join(parts)
     if premium:
-        return _section("Executed derivation" if d.markdown else "Kernel checks", text, index, src, settings)
+        heading = "Executed derivation" if d.markdown else "Kernel checks"
+        return _section(heading, text, index, src, settings, DERIVATION_SUMMARY)
     return free_block(text, 1000 + index, settings.seal_token)
+
+
+def next_in_track(corpus: Corpus, slug: str) -> str | None:
+    """The question after this one in its topic's order (easiest first, then editorial rank), if any."""
+    order = topic_order(corpus, corpus.questions[slug].topic)
+    i = order.index(slug)
+    return order[i + 1] if i + 1 < len(order) else None
 
 
 def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
@@ -117,7 +143,7 @@ def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
     out = [r for r in q.related if r in corpus.questions]
     near = sorted(
         (s for s in topic_order(corpus, q.topic) if s != slug and s not in out),
-        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), -corpus.questions[s].votes, s),
+        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), corpus.questions[s].editorial_rank, s),
     )
     return (out + near)[: settings.related_max]
 
@@ -134,21 +160,37 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         for c in q.companies
         if c in corpus.companies
     ]
-    tags += [f"difficulty {q.difficulty}/5", f"{q.votes} votes", "Premium" if premium else "Free"]
+    tags += [f"difficulty {q.difficulty}/5", "Premium" if premium else "Free"]
     body = [f"# {q.title}", "", q.teaser, "{: .qb-lead }", "", " · ".join(tags), "{: .qb-tags }", ""]
     answer = corpus.answers.get(slug)
     index = 0
     if answer is not None:
+        fold = not premium and answer.parts and all(isinstance(p, FreeText) for p in answer.parts)
+        if fold:
+            # "try it first": folded for readers, in the HTML for search engines (<details> content is indexed)
+            body += ['<details class="qb-try" markdown="1">', f"<summary>{TRY_FIRST}</summary>", ""]
         for n, part in enumerate(answer.parts):
             if isinstance(part, FreeText):
                 body += [free_block(part.markdown, n, settings.seal_token), ""]
             elif isinstance(part, PremiumSection):
                 index += 1
-                body.append(_section(part.heading, part.markdown, index, src, settings))
+                summary = q.premium_summaries[index - 1] if index <= len(q.premium_summaries) else ""
+                body.append(_section(part.heading, part.markdown, index, src, settings, summary))
+        if fold:
+            body += ["</details>", ""]
     derivation = latest(corpus.root, slug)
     if derivation is not None:
         body.append(_derivation(derivation, premium, index + 1, src, settings))
         index += 1 if premium else 0
+    nxt = next_in_track(corpus, slug)
+    if nxt is not None:
+        after = corpus.questions[nxt]
+        body += [
+            f"**Next in {md_escape(topic.title)}:** [{md_escape(after.short_title)}]({rel(src, question_path(nxt))}) "
+            f"· difficulty {after.difficulty}/5",
+            "{: .qb-next }",
+            "",
+        ]
     if q.concepts:
         body += ["## Concepts", ""]
         body += [
@@ -162,8 +204,11 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body += ["## Related questions", "", '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
         body += ["", "</div>", ""]
-    if premium:
-        body.append(call_to_action(src, "This answer continues in Premium, with every other worked answer."))
+    if premium and not settings.paywall:
+        # with the paywall, the first locked section carries the page's one call to action
+        body.append(
+            call_to_action(src, "This answer continues in Premium, with every other worked answer.", settings.shop)
+        )
     dates = lastmod or {}
     sources = (corpus.question_path(slug), corpus.answer_path(slug), corpus.verify_path(slug))
     modified = max((dates[p] for p in sources if p in dates), default=None)
@@ -171,7 +216,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         "@context": "https://schema.org",
         "@type": "TechArticle",
         "headline": q.title,
-        "description": q.teaser,
+        "description": q.description,
         "url": absolute(settings, src),
         "mainEntityOfPage": absolute(settings, src),
         "about": topic.title,
@@ -187,9 +232,9 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         ]
     meta = PageMeta(
         path=src,
-        title=q.title,
-        description=q.teaser,
-        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.title, src)),
+        title=q.short_title,
+        description=q.description,
+        crumbs=(("Home", HOME), ("Topics", TOPICS), (topic.title, topic_path(q.topic)), (q.short_title, src)),
         jsonld=(article,),
         kind="question",
         sources=sources,

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model import SHORT_TITLE_MAX
 from .settings import BRAND, Settings
 from .text import attr, md_escape, rel, url_of
 
@@ -72,9 +73,20 @@ def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
     return f"{nav}\n\n{' › '.join(parts)}\n\n</nav>\n"
 
 
+SEARCH_LABELS = {"question": "Question", "topic": "Topic", "company": "Company", "company-topic": "Company",
+                 "concept": "Concept"}
+"""The type a search result is labelled with, by page kind; other pages are labelled "Page"."""
+
+
+def search_label(kind: str) -> str:
+    """The label of a page's search results: question, topic, concept or company."""
+    return SEARCH_LABELS.get(kind, "Page")
+
+
 def full_title(title: str) -> str:
-    """The ``<title>``: the page's own title then the brand."""
-    return f"{title} · {BRAND}"
+    """The ``<title>``: the page's own title, then the brand when both fit what search results show."""
+    branded = f"{title} · {BRAND}"
+    return branded if len(branded) <= SHORT_TITLE_MAX else title
 
 
 def jsonld_script(data: dict[str, Any]) -> str:
@@ -83,9 +95,16 @@ def jsonld_script(data: dict[str, Any]) -> str:
     return f'<script type="application/ld+json">{text}</script>'
 
 
+def card_path(page_path: str) -> str:
+    """Site-relative path of a page's social card (``qbank.cards`` draws it after the build)."""
+    stem = url_of(page_path).strip("/").replace("/", "-") or "home"
+    return f"assets/cards/{stem}.png"
+
+
 def head_html(meta: PageMeta, settings: Settings) -> str:
     """Open Graph, Twitter and JSON-LD tags for the page's ``<head>`` (title and description are the theme's)."""
     canonical = meta.canonical(settings)
+    card = card_path(meta.path)
     og_type = "article" if meta.kind == "question" else "website"
     tags = [
         f'<meta property="og:type" content="{og_type}">',
@@ -93,7 +112,12 @@ def head_html(meta: PageMeta, settings: Settings) -> str:
         f'<meta property="og:title" content="{attr(meta.title)}">',
         f'<meta property="og:description" content="{attr(meta.description)}">',
         f'<meta property="og:url" content="{attr(canonical)}">',
-        '<meta name="twitter:card" content="summary">',
+        f'<meta property="og:image" content="{attr(settings.base + card)}">',
+        '<meta property="og:image:width" content="1200">',
+        '<meta property="og:image:height" content="630">',
+        f'<meta property="og:image:alt" content="{attr(meta.title)}">',
+        '<meta name="twitter:card" content="summary_large_image">',
+        f'<meta name="twitter:image" content="{attr(settings.base + card)}">',
         f'<meta name="twitter:title" content="{attr(meta.title)}">',
         f'<meta name="twitter:description" content="{attr(meta.description)}">',
     ]

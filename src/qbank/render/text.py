@@ -9,7 +9,6 @@ import re
 MARKER_RE = re.compile(r"\{[=!?][^{}\n]*\}")
 """Claim markers (``{=name}``, ``{!reason}``, ``{?}``) that bind, exempt or hold numbers; never shown to readers."""
 
-DESCRIPTION_MAX = 160
 
 
 def strip_markers(markdown: str) -> str:
@@ -40,16 +39,11 @@ def approx_words(markdown: str) -> int:
     return max(10, round(words(markdown) / 10) * 10)
 
 
-def clip(text: str, limit: int = DESCRIPTION_MAX) -> str:
-    """Shorten text at a word boundary for a meta description."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    # the last space within the first ``limit`` characters ends the longest whole-word prefix that fits
-    # with the ellipsis; one word longer than that is cut hard
-    head = text[:limit]
-    cut = head.rsplit(" ", 1)[0] if " " in head else text[: limit - 1]
-    return cut.rstrip(",;:·-—") + "…"
+def fit(candidates: tuple[str, ...], limit: int, least: int = 0) -> str:
+    """The first candidate whose length lies in ``least..limit``, whole; else the last one, whole, for the
+    built-site check to report (a title or description is never cut mid-word)."""
+    texts = [" ".join(c.split()) for c in candidates]
+    return next((t for t in texts if least <= len(t) <= limit), texts[-1])
 
 
 def url_of(path: str) -> str:

@@ -140,6 +140,12 @@ def free_sources(corpus: Corpus) -> Iterator[Source]:
                 # a premium heading is public (the locked placeholder shows it)
                 yield Source(answer.path, part.line + 1, slug, "premium heading", "", part.heading)
     for slug in sorted(corpus.questions):
+        qrel = corpus.question_path(slug)
+        located_q = corpus.positions.get(qrel)
+        for i, summary in enumerate(corpus.questions[slug].premium_summaries):
+            # public: the locked section shows it, search indexes it
+            line = located_q.value_pos(("premium_summaries", i)).line if located_q else 1
+            yield Source(qrel, line, slug, "premium summary", "", summary)
         if corpus.questions[slug].access != "premium":
             found = _derivation_text(corpus, slug)
             if found:

@@ -4,7 +4,7 @@ Every part of a question page that comes from contributors (a free answer part, 
 a derivation) is placed in the page's Markdown between two HTML comments that carry a per-build
 random token::
 
-    <!--qbseal TOKEN open premium 2 HEADING_HEX-->
+    <!--qbseal TOKEN open premium 2 HEADING_HEX SUMMARY_HEX-->
     ... the part's Markdown ...
     <!--qbseal TOKEN close premium 2-->
 
@@ -43,6 +43,8 @@ class Region:
     inner_start: int
     inner_end: int
     end: int
+    summary: str = ""
+    """A premium section's free one-line summary (public: the locked placeholder shows it)."""
 
 
 def new_token() -> str:
@@ -50,19 +52,21 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
-def _open(token: str, kind: str, index: int, heading: str) -> str:
-    return f"<!--qbseal {token} open {kind} {index} {heading.encode().hex() or '-'}-->"
+def _open(token: str, kind: str, index: int, heading: str, summary: str = "") -> str:
+    tail = f" {summary.encode().hex()}" if summary else ""
+    return f"<!--qbseal {token} open {kind} {index} {heading.encode().hex() or '-'}{tail}-->"
 
 
 def _close(token: str, kind: str, index: int) -> str:
     return f"<!--qbseal {token} close {kind} {index}-->"
 
 
-def wrap(token: str, kind: str, index: int, markdown: str, heading: str = "") -> str:
+def wrap(token: str, kind: str, index: int, markdown: str, heading: str = "", summary: str = "") -> str:
     """A part's Markdown between its markers, blank lines around each so Markdown keeps them as blocks."""
     if kind not in KINDS or not TOKEN_RE.fullmatch(token):
         raise ValueError(f"bad region {kind!r} or token")
-    return f"\n{_open(token, kind, index, heading)}\n\n{markdown.strip()}\n\n{_close(token, kind, index)}\n"
+    opener = _open(token, kind, index, heading, summary)
+    return f"\n{opener}\n\n{markdown.strip()}\n\n{_close(token, kind, index)}\n"
 
 
 def find_regions(html: str, token: str) -> list[Region]:
@@ -71,7 +75,7 @@ def find_regions(html: str, token: str) -> list[Region]:
         if "<!--qbseal" in html:
             raise RegionError("region markers on a page but no region token for this build")
         return []  # a page mkdocs renders without qbank's renderer (hand-written): no regions
-    open_re = re.compile(rf"<!--qbseal {token} open ({'|'.join(KINDS)}) (\d+) ([0-9a-f]+|-)-->")
+    open_re = re.compile(rf"<!--qbseal {token} open ({'|'.join(KINDS)}) (\d+) ([0-9a-f]+|-)(?: ([0-9a-f]+))?-->")
     regions: list[Region] = []
     pos = 0
     seen: set[tuple[str, int]] = set()
@@ -90,7 +94,8 @@ def find_regions(html: str, token: str) -> list[Region]:
         if token in html[m.end() : end_at]:
             raise RegionError(f"region {index} ({kind}) holds another marker")
         heading = "" if m.group(3) == "-" else bytes.fromhex(m.group(3)).decode("utf-8", errors="replace")
-        regions.append(Region(kind, index, heading, m.start(), m.end(), end_at, end_at + len(close)))
+        summary = bytes.fromhex(m.group(4)).decode("utf-8", errors="replace") if m.group(4) else ""
+        regions.append(Region(kind, index, heading, m.start(), m.end(), end_at, end_at + len(close), summary))
         pos = end_at + len(close)
     # every occurrence of the token must be one of the markers matched above (none escaped or stray)
     if html.count(token) != 2 * len(regions):

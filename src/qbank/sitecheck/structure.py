@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml.html import HtmlElement
 
+from ..model import DESCRIPTION_MAX, DESCRIPTION_MIN, SHORT_TITLE_MAX
 from ..problems import Problem, error
 
 SKIP_DIRS = ("assets/", "pagefind/")
@@ -134,8 +135,15 @@ def check_structure(site_dir: Path, site_url: str, pages: list[Parsed] | None = 
         description = _first(page.tree, "//head/meta[@name='description']/@content")
         if not title:
             problems.append(error(path, 0, 0, "title-missing", "the page has no <title>"))
+        elif len(title) > SHORT_TITLE_MAX:
+            problems.append(error(path, 0, 0, "title-length",
+                                  f"<title> is {len(title)} characters; search results show about {SHORT_TITLE_MAX}"))
         if not description:
             problems.append(error(path, 0, 0, "description-missing", "the page has no meta description"))
+        elif not DESCRIPTION_MIN <= len(description) <= DESCRIPTION_MAX or description.endswith(("…", "...")):
+            problems.append(error(path, 0, 0, "description-length",
+                                  f"the meta description is {len(description)} characters; it must be "
+                                  f"{DESCRIPTION_MIN}-{DESCRIPTION_MAX}, whole words, no ellipsis"))
         if page.rel == NOT_FOUND:
             continue  # served for every missing URL: no canonical, not indexed, not compared
         titles[title].append(path)

@@ -1,0 +1,175 @@
+"""Lighthouse, side by side: the real site against plain mkdocs-material serving the same Markdown.
+
+Both sites are built from this repository (qbank's build, and ``bench/build.py``'s plain copy of the same
+generated Markdown with no hooks, no overrides and material's own search) and served by the same local
+server, which compresses text with gzip (and brotli when the ``brotli`` module is present) as a CDN would.
+Lighthouse 12.2.3 (``make bench-lighthouse``; 13 needs Node 22) runs mobile and desktop, ``--runs`` times
+each per page type and site, against Debian's Chromium; the table gives medians of each category score,
+the total blocking time and the transferred bytes, and the qbank/plain ratio of the last two.
+
+    python bench/lighthouse.py [--runs 3] [--pages question-free,pricing] [--out test-artifacts/lighthouse.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+LIGHTHOUSE = REPO / "bench" / "lighthouse" / "node_modules" / "lighthouse" / "cli" / "index.js"
+CHROMIUM = "/usr/bin/chromium"
+PAGES = {
+    "home": "",
+    "topic": "topics/kv-cache/",
+    "company-topic": "companies/xai/speculative-decoding/",
+    "question-free": "questions/deepseek-v3-mtp-speculation/",
+    "question-premium": "questions/gqa-vs-mla-kv-per-gpu-with-tp/",
+    "concept": "concepts/kv-cache/",
+    "pricing": "pricing/",
+}
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+TEXT = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".mjs"}
+
+try:
+    import brotli  # type: ignore[import-not-found, unused-ignore]
+except ImportError:  # gzip only
+    brotli = None
+
+
+class Compressing(SimpleHTTPRequestHandler):
+    """Static files with Content-Encoding as a CDN sends them (compressed once per file, kept in memory)."""
+
+    cache: ClassVar[dict[tuple[str, str], bytes]] = {}
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def send_head(self) -> Any:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        accept = self.headers.get("Accept-Encoding", "")
+        coding = "br" if brotli is not None and "br" in accept else "gzip" if "gzip" in accept else ""
+        if not coding or path.suffix not in TEXT or not path.is_file():
+            return super().send_head()
+        key = (str(path), coding)
+        if key not in self.cache:
+            raw = path.read_bytes()
+            self.cache[key] = brotli.compress(raw) if coding == "br" else gzip.compress(raw, 6, mtime=0)
+        body = self.cache[key]
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", coding)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        import io
+
+        return io.BytesIO(body)
+
+
+def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Compressing, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def build_both(tmp: Path) -> tuple[Path, Path]:
+    """qbank's site of this repository, and plain mkdocs-material over the same generated Markdown."""
+    from build import timed, write_plain  # bench/build.py
+    from qbank.build import build_site
+
+    result = build_site(REPO, tmp / "site-qbank", links=False)
+    if result.site_dir is None:
+        raise SystemExit("\n".join(p.text() for p in result.report.problems[:10]))
+    # write_plain reads a plain-YAML mkdocs.yml: a view of this repository with the site URL spelled out
+    source = tmp / "source"
+    source.mkdir()
+    for part in ("questions", "answers", "verify", "site_src"):
+        (source / part).symlink_to(REPO / part)
+    config = (REPO / "mkdocs.yml").read_text()
+    (source / "mkdocs.yml").write_text(re.sub(r"^site_url:.*$", "site_url: https://qbank.example/", config,
+                                              count=1, flags=re.MULTILINE))
+    plain = tmp / "plain"
+    plain.mkdir()
+    write_plain(source, plain)
+    timed(plain, tmp / "site-plain")
+    return result.site_dir, tmp / "site-plain"
+
+
+def lighthouse(url: str, desktop: bool) -> dict[str, float]:
+    """One Lighthouse run: category scores (0-100), total blocking time (ms) and transferred bytes."""
+    cmd = [
+        "node", str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
+        f"--only-categories={','.join(CATEGORIES)}", "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        *(["--preset=desktop"] if desktop else []),
+    ]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "CHROME_PATH": CHROMIUM})
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-800:])
+    report = json.loads(out.stdout)
+    figures = {c: round(100 * (report["categories"][c]["score"] or 0)) for c in CATEGORIES}
+    audits = report["audits"]
+    figures["tbt_ms"] = audits["total-blocking-time"]["numericValue"]
+    figures["bytes"] = audits["total-byte-weight"]["numericValue"]
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Lighthouse: qbank's site against plain mkdocs-material")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--pages", default=",".join(PAGES), help="page types, comma-separated")
+    parser.add_argument("--out", type=Path, default=REPO / "test-artifacts" / "lighthouse.json")
+    args = parser.parse_args()
+    if not LIGHTHOUSE.is_file():
+        raise SystemExit(f"{LIGHTHOUSE} is missing: make bench-lighthouse")
+    tmp = Path(tempfile.mkdtemp(prefix="qbank-lighthouse-"))
+    try:
+        qbank_site, plain_site = build_both(tmp)
+        servers = {name: serve(folder) for name, folder in (("qbank", qbank_site), ("plain", plain_site))}
+        rows: list[dict[str, Any]] = []
+        for page in args.pages.split(","):
+            for form in ("mobile", "desktop"):
+                med: dict[str, dict[str, float]] = {}
+                for site, (_, base) in servers.items():
+                    runs = [lighthouse(base + PAGES[page], form == "desktop") for _ in range(args.runs)]
+                    med[site] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+                q, p = med["qbank"], med["plain"]
+                rows.append({"page": page, "form": form, "qbank": q, "plain": p,
+                             "tbt_ratio": round(q["tbt_ms"] / p["tbt_ms"], 2) if p["tbt_ms"] else None,
+                             "bytes_ratio": round(q["bytes"] / p["bytes"], 2)})
+                print(json.dumps(rows[-1]), flush=True)
+        for server, _ in servers.values():
+            server.shutdown()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"runs": args.runs, "compression": "br" if brotli else "gzip", "rows": rows},
+                                   indent=1))
+    head = "| page | form | site | perf | a11y | best pr. | SEO | TBT ms | KiB | TBT × | bytes × |"
+    print(head + "\n|" + " --- |" * 11)
+    for r in rows:
+        for site in ("qbank", "plain"):
+            f = r[site]
+            ratios = f"{r['tbt_ratio']} | {r['bytes_ratio']}" if site == "qbank" else " | "
+            scores = " | ".join(f"{f[c]:.0f}" for c in CATEGORIES)
+            weight = f"{f['tbt_ms']:.0f} | {f['bytes'] / 1024:.0f}"
+            print(f"| {r['page']} | {r['form']} | {site} | {scores} | {weight} | {ratios} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""TeX to MathML at build time, with the output cut down to a MathML allowlist.
+
+``pymdownx.arithmatex`` (generic mode) leaves ``<span class="arithmatex">\\(…\\)</span>`` and
+``<div class="arithmatex">\\[…\\]</div>`` in the HTML. :func:`render_math` replaces the TeX inside each with
+MathML from ``latex2mathml``, which browsers lay out natively (MathML Core), so pages need no script or
+font for math. The converter passes some input straight through (``\\text{<img …>}`` becomes markup,
+``\\href{javascript:…}`` an ``href`` attribute), and the TeX comes from contributors, so its output is
+cleaned by ``nh3`` against the MathML presentation vocabulary: no HTML elements, no URLs, no styles.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import nh3
+from latex2mathml.converter import convert
+
+MATH_RE = re.compile(r'<(span|div) class="arithmatex">([^<]*)</\1>')
+DELIMITERS = {r"\(": r"\)", r"\[": r"\]", "$$": "$$", "$": "$"}
+
+TAGS = {
+    "math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "ms", "msup", "msub", "msubsup", "mfrac", "msqrt",
+    "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
+    "menclose", "merror", "semantics", "annotation",
+}  # fmt: skip
+PRESENTATION = {
+    "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "accent", "accentunder", "movablelimits",
+    "largeop", "symmetric", "minsize", "maxsize", "displaystyle", "scriptlevel", "width", "height", "depth",
+    "linethickness", "columnalign", "rowalign", "columnspacing", "rowspacing", "columnlines", "rowlines",
+    "frame", "notation", "form",
+}  # fmt: skip
+ATTRIBUTES: dict[str, set[str]] = {tag: set(PRESENTATION) for tag in TAGS}
+ATTRIBUTES["math"] = PRESENTATION | {"display"}
+ATTRIBUTES["annotation"] = {"encoding"}
+
+
+class MathError(ValueError):
+    """TeX that does not convert: the build stops rather than show raw TeX."""
+
+
+def split_tex(inner: str) -> tuple[str, bool]:
+    """The TeX of an arithmatex element (HTML-escaped, with its delimiters) and whether it is display math."""
+    text = html.unescape(inner).strip()
+    for left, right in DELIMITERS.items():
+        if text.startswith(left) and text.endswith(right) and len(text) >= len(left) + len(right):
+            return text[len(left) : len(text) - len(right)].strip(), left in (r"\[", "$$")
+    raise MathError(f"math without delimiters: {text[:80]!r}")
+
+
+def to_mathml(tex: str, display: bool) -> str:
+    """One formula as MathML, cleaned to the allowlist (its TeX kept as an annotation for copy and search)."""
+    try:
+        raw = convert(tex, display="block" if display else "inline")
+    except Exception as exc:  # the converter raises a variety of its own and built-in errors
+        raise MathError(f"cannot typeset {tex[:80]!r}: {exc}") from exc
+    body = raw[raw.index(">") + 1 : raw.rindex("</math>")]
+    annotated = (
+        f'<math display="{"block" if display else "inline"}"><semantics><mrow>{body}</mrow>'
+        f'<annotation encoding="application/x-tex">{html.escape(tex)}</annotation></semantics></math>'
+    )
+    return nh3.clean(annotated, tags=TAGS, attributes=ATTRIBUTES, strip_comments=True, link_rel=None)
+
+
+def render_math(page_html: str) -> str:
+    """Every arithmatex element of an HTML page or fragment with its TeX replaced by MathML."""
+
+    def one(m: re.Match[str]) -> str:
+        tex, display = split_tex(m.group(2))
+        return f'<{m.group(1)} class="arithmatex">{to_mathml(tex, display)}</{m.group(1)}>'
+
+    return MATH_RE.sub(one, page_html)

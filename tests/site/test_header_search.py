@@ -1,0 +1,37 @@
+"""The header's search box in real Chromium: a query typed on any page opens the Pagefind page with results,
+each labelled with what it is (Question, Topic, Concept, Company)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qbank.sitecheck.links import serve
+
+from .test_screenshots import ARGS, CHROMIUM, playwright_or_skip
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+
+def test_header_search_finds_labelled_results(site: Path) -> None:
+    sync_playwright = playwright_or_skip()
+    with serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
+            page.fill("#qb-header-q", "paged")
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/search/?q=paged")
+            page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
+            # each result's own title link (its sub-results, the page's headings, follow it)
+            hits = page.locator("li.pagefind-ui__result").evaluate_all(
+                "els => els.map(e => e.querySelector('.pagefind-ui__result-link').textContent.trim())"
+            )
+            labels = {h.split(" · ", 1)[0] for h in hits}
+            assert "Question" in labels and "Concept" in labels, hits
+            assert labels <= {"Question", "Topic", "Concept", "Company", "Page"}, hits
+            assert page.locator(".pagefind-ui__search-input").input_value() == "paged"
+        finally:
+            browser.close()
