@@ -152,6 +152,9 @@ def practice_test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings
                          "verification scripts behind the worked answers."), DESCRIPTION_MAX, DESCRIPTION_MIN),
         crumbs=(("Home", HOME), ("Practice", HUB), (test.title, src)),
         kind="practice-test",
+        # a test page is an interactive tool whose items are data, not prose: it stays out of the index until it
+        # carries text of its own above the thin-page threshold (the hub and the drills are indexable)
+        indexable=False,
         sources=(f"practice/{slug}.yaml",),
     )
     return make_page(meta, "\n".join(body))
