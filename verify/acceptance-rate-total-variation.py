@@ -45,3 +45,29 @@ check(mismatch < alpha(0.5, 0.5), "a draft sampled at the wrong temperature lose
 p1 = torch.softmax(tl, -1)
 ent = claim("target_entropy_t1_nats", float(-(p1 * p1.clamp_min(1e-300).log()).sum(-1).mean()))
 print({k: round(alpha(t, t), 3) for k, t in temps.items()}, greedy, mismatch, ent)
+
+# %% [markdown]
+# ## A four-token context a reader can do by hand
+# Same identities on one explicit pair, so that a practice item can state its inputs: target p and draft q
+# over four tokens, acceptance at T = 1 and T = 0.5 (p^(1/T) renormalized), greedy agreement, the chance
+# the target rejects the draft's token 1 (1 - p/q where q > p), and the target's entropy.
+
+# %%
+p4 = torch.tensor([given(f"hand_p{i}", v, unit="fraction", source="toy four-token target distribution")
+                   for i, v in enumerate((0.6, 0.25, 0.1, 0.05))], dtype=torch.float64)
+q4 = torch.tensor([given(f"hand_q{i}", v, unit="fraction", source="toy four-token draft distribution")
+                   for i, v in enumerate((0.3, 0.5, 0.15, 0.05))], dtype=torch.float64)
+check(abs(float(p4.sum()) - 1) < 1e-12 and abs(float(q4.sum()) - 1) < 1e-12, "the hand pair sums to one")
+
+
+def sharpen(d: torch.Tensor, t: float) -> torch.Tensor:
+    s = d ** (1.0 / t)
+    return s / s.sum()
+
+
+claim("hand_alpha_t10", float(torch.minimum(p4, q4).sum()), unit="fraction")
+claim("hand_alpha_greedy", float(p4.argmax() == q4.argmax()), unit="fraction")
+claim("hand_alpha_t05", float(torch.minimum(sharpen(p4, 0.5), sharpen(q4, 0.5)).sum()), unit="fraction")
+rej1 = claim("hand_reject_token1", float(1 - p4[1] / q4[1]), unit="fraction")
+check(0 < rej1 < 1, "the draft over-proposes token 1, so it is sometimes rejected")
+claim("hand_entropy_nats", float(-(p4 * p4.log()).sum()))

@@ -15,6 +15,7 @@ def step(running, waiting, free_blocks, block_size):
             victims = queue + [r]
             victim = max(victims, key=lambda x: x["arrival"])
             free_blocks += _blocks(victim["tokens"], block_size)
+            victim["prompt"] = victim["tokens"]
             victim["tokens"] = 0
             preempted.append(victim)
             if victim is r:

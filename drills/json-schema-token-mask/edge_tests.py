@@ -20,3 +20,8 @@ def test_out_of_range_token_refused():
     except ValueError:
         return
     raise AssertionError("token 10 is outside a vocabulary of 10")
+
+
+def test_word_count_rounds_up():
+    assert pack(set(), 33) == [0, 0], "33 tokens need two words"
+    assert pack(set(), 32) == [0], "32 tokens fit one word exactly"

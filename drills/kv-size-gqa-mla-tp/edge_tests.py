@@ -17,3 +17,11 @@ def test_uneven_tp_is_refused():
     except ValueError:
         return
     raise AssertionError("tp=3 cannot split 8 KV heads")
+
+
+def test_tp_past_kv_heads_but_not_a_multiple_is_refused():
+    try:
+        kv_bytes_per_gpu(LLAMA_70B, 1, 12)
+    except ValueError:
+        return
+    raise AssertionError("tp=12 cannot place 8 KV heads evenly: 12 is neither a divisor nor a multiple of 8")

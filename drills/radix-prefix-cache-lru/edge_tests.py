@@ -1,15 +1,13 @@
 A, B, C, D, E = (1,), (2,), (3,), (4,), (5,)
 
 
-def test_evicts_a_leaf_even_when_an_interior_node_is_older():
+def test_evicts_a_leaf_even_when_an_interior_node_ties_it():
     c = PrefixCache(capacity=3)
-    c.insert([A, B], now=1)      # A is the parent of B
-    c.match([A, B], now=5)       # both used at 5
-    c.insert([C], now=2)         # C used at 2
-    c.match([A], now=6)          # A newer, B still at 5
-    assert c.insert([D], now=7) == 1
-    assert c.match([C], now=8) == 0, "C was the least recently used leaf"
-    assert c.match([A, B], now=9) == 2
+    c.insert([A, B], now=1)      # A is the parent of B; both used at 1
+    c.insert([C], now=2)
+    assert c.insert([D], now=3) == 1
+    assert c.match([A, B], now=4) == 1, "B, the oldest leaf, goes; A ties it but has a child"
+    assert c.match([C], now=5) == 1 and c.size() == 3
 
 
 def test_no_block_is_ever_stranded():
@@ -27,3 +25,31 @@ def test_path_being_inserted_is_never_evicted():
     c.insert([A, B, C], now=1)
     assert c.size() == 2
     assert c.match([A, B], now=2) == 2
+
+
+def test_ties_go_to_the_smaller_block():
+    c = PrefixCache(capacity=2)
+    c.insert([B], now=1)
+    c.insert([A], now=1)
+    assert c.insert([C], now=2) == 1
+    assert c.match([A], now=3) == 0, "A and B tie at time 1; A is the smaller tuple"
+    assert c.match([B], now=3) == 1
+
+
+def test_a_parent_becomes_evictable_once_its_children_are_gone():
+    c = PrefixCache(capacity=3)
+    c.insert([A, B], now=1)
+    c.insert([C], now=2)
+    assert c.insert([D, E], now=3) == 2, "B goes first (oldest leaf), then A, now a leaf and older than C"
+    assert c.match([C], now=4) == 1
+    assert c.match([A], now=4) == 0
+    assert c.size() == 3
+
+
+def test_matched_prefix_of_the_insert_is_protected():
+    c = PrefixCache(capacity=3)
+    c.insert([A], now=1)
+    c.insert([C], now=5)
+    c.insert([A, B, D], now=6)
+    assert c.match([A, B], now=7) == 2, "A is on the inserted path: C, not A, is the victim"
+    assert c.match([C], now=7) == 0

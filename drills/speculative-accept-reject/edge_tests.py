@@ -30,3 +30,21 @@ def test_seeded_draw_order_is_exact():
     q = [[0.5, 0.5], [0.5, 0.5]]
     p = [[0.5, 0.5], [0.9, 0.1], [0.3, 0.7]]
     assert verify([1, 1], q, p, random.Random(3)) == [1, 0]
+
+
+def test_stops_at_the_first_rejection_without_a_bonus():
+    q = [[1.0, 0.0]] * 3
+    p = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]]
+    out = verify([0, 0, 0], q, p, random.Random(5))
+    assert out == [0, 1], "one accepted draft, then the residual's token, and nothing after it"
+
+
+def test_no_drafts_still_emits_the_target_token():
+    assert verify([], [], [[0.0, 0.0, 1.0]], random.Random(0)) == [2], "γ = 0 is plain decoding: one token from p[0]"
+
+
+def test_all_accepted_emits_gamma_plus_one_from_the_last_row():
+    q = [[0.0, 1.0, 0.0]] * 2
+    p = [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    out = verify([1, 1], q, p, random.Random(11))
+    assert out == [1, 1, 2], "γ accepted drafts plus the bonus token from p[γ], not p[γ - 1]"
