@@ -8,6 +8,8 @@
 
 # %%
 import torch
+import triton
+import triton.language as tl
 from fp8_kv_kernel import (
     dequantize,
     dequantize_reference,
@@ -30,6 +32,27 @@ rel_half_ulp = claim("relative_rounding_bound", 2.0 ** -(mant_bits + 1), unit="f
 normal_range = claim("normal_dynamic_range", e4m3_max / fi.smallest_normal, unit="x")
 check(float(torch.tensor([1000.0]).to(torch.float8_e4m3fn).float()) == e4m3_max,
       "PyTorch's cast saturates an out-of-range value at 448")
+
+# %% [markdown]
+# ## Why the encoder is integer code, not `x.to(tl.float8e4nv)`
+# Compiled on a GPU that cast is one conversion instruction. Through Triton's interpreter, where every build
+# runs these kernels, it misrounds a value whose mantissa carries into the exponent: 31.6 should become 32.
+# Checked on the interpreter path only; if a Triton upgrade fixes it, this check fails and the prose goes.
+
+
+# %%
+@triton.jit
+def _cast_e4m3(x_ptr, o_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(o_ptr + i, tl.load(x_ptr + i).to(tl.float8e4nv).to(tl.float32))
+
+
+if device() != "cuda":
+    carry = torch.tensor([31.6, 15.5])  # both round up into the next binade: 32 and 16
+    cast = torch.empty_like(carry)
+    _cast_e4m3[(1,)](carry, cast, N=2)
+    check(not torch.equal(cast, carry.to(torch.float8_e4m3fn).float()),
+          "Triton's interpreter misrounds the float8e4nv cast on a mantissa carry")
 
 # %% [markdown]
 # ## The kernels against PyTorch: every code, every rounding tie, per-token and per-channel scales

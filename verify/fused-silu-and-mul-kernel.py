@@ -78,4 +78,6 @@ decode_act = claim("decode_activation_bytes_fused", fused_bytes(decode_batch, in
 decode_act_s = claim("decode_activation_seconds_fused", decode_act / bw, unit="s")
 check(gemm_s > 10 * fused_s_layer, "in prefill the GEMMs dwarf the activation")
 check(decode_act_s < weights_s / 50, "in decode the activation's bytes are noise beside the weights")
+check(chunk == hidden and weights_s == fused_s_layer,
+      "the weight read equals the fused prefill activation's time only because the chunk equals the hidden size")
 print(inter_tp, ratio, saved_layer, saved_pass, saved_s, gemm_s, act_share, saving_share, weights_s, decode_act_s)

@@ -318,6 +318,12 @@ fp32 = given("logit_bytes", 4, unit="B", source="float32 logits, the dtype vLLM'
 pass_bytes = claim("mask_pass_bytes", bitmask_bytes(batch, llama_vocab, fp32), unit="B")
 h100_bw = fact("h100_sxm.hbm_bandwidth", "h100_hbm_bandwidth")
 pass_s = claim("mask_pass_seconds", pass_bytes / (h100_bw * 1e12), unit="s")
+# xgrammar's apply_token_bitmask_inplace kernel (python/xgrammar/kernels/apply_token_bitmask_inplace_triton.py)
+# never reads the logits: it stores -inf in place where the bit is 0. Its traffic is the words plus one
+# store per forbidden token, at most the whole row when (as in most JSON states) nearly everything is forbidden.
+inplace_bytes = claim("inplace_pass_bytes_max", batch * llama_vocab * fp32 + batch_bytes, unit="B")
+inplace_s = claim("inplace_pass_seconds_max", inplace_bytes / (h100_bw * 1e12), unit="s")
+check(inplace_bytes < pass_bytes / 1.9, "the in-place pass moves about half the out-of-place pass's bytes")
 
 # %% [markdown]
 # ## The kernel at the size that is timed on a GPU

@@ -252,6 +252,68 @@ check(tv_multi < 1e-12, "recursive residual: the emitted token is distributed ex
 check(tv_single > 0.01, "single-draft residual with several drafts: the output is not the target's")
 check(tv_one < 1e-12, "with one draft the two rules coincide (why single-draft tests pass)")
 
+
+# %% [markdown]
+# Children need not be i.i.d. Drawn without replacement (RSD's Gumbel-top-k), child j's draft distribution
+# is q with the earlier siblings removed and renormalised. Taken as the deterministic top-k of q (EAGLE-style
+# trees), a child is no sample at all: its q_j is a point mass, so it is accepted with probability r(x_j)
+# and a rejection removes x_j from r (vLLM's NO_DRAFT_PROBS path does the same with draft_prob = 1).
+# Feeding the i.i.d. rule's q to deterministic top-k children is the bug.
+
+
+# %%
+def first_token_without_replacement(p, q, k):
+    """Exact emitted-token distribution, k children drawn from q without replacement, q_j renormalised."""
+    v = p.numel()
+    out = torch.zeros(v, dtype=torch.float64)
+    for flat in range(v**k):
+        cands = [(flat // v**i) % v for i in range(k)]
+        if len(set(cands)) < k:
+            continue
+        qs, used = [], torch.zeros(v, dtype=torch.bool)
+        for x in cands:  # q_j: q over the tokens not drawn yet
+            qs.append(torch.where(used, 0.0, q) / float(q[~used].sum()))
+            used[x] = True
+        weight = 1.0
+        for x, qj in zip(cands, qs):
+            weight *= float(qj[x])
+        r, alive = p.clone(), 1.0
+        for x, qj in zip(cands, qs):
+            a = min(1.0, float(r[x]) / float(qj[x]))
+            out[x] += weight * alive * a
+            alive *= 1.0 - a
+            left = torch.clamp(r - qj, min=0.0)
+            if float(left.sum()) > 0:
+                r = left / left.sum()
+        out += weight * alive * r
+    return out
+
+
+def first_token_top_k(p, q, k, as_samples=False):
+    """Exact emitted-token distribution, children = the k most likely tokens of q, tried in order; as point
+    masses (correct) or, with as_samples, as if each had been drawn from q (the bug)."""
+    r, alive = p.clone(), 1.0
+    out = torch.zeros_like(p)
+    for x in torch.argsort(q, descending=True)[:k].tolist():
+        qj = q if as_samples else torch.nn.functional.one_hot(torch.tensor(x), p.numel()).double()
+        a = min(1.0, float(r[x]) / float(qj[x]))
+        out[x] += alive * a
+        alive *= 1.0 - a
+        left = torch.clamp(r - qj, min=0.0)
+        if float(left.sum()) > 0:
+            r = left / left.sum()
+    return out + alive * r
+
+
+tv_wor = float((first_token_without_replacement(p_node, q_node, k_children) - p_node).abs().sum()) / 2
+tv_topk = float((first_token_top_k(p_node, q_node, k_children) - p_node).abs().sum()) / 2
+tv_topk_bug = claim("tv_top_k_as_samples",
+                    float((first_token_top_k(p_node, q_node, k_children, as_samples=True) - p_node).abs().sum()) / 2,
+                    unit="fraction")
+check(tv_wor < 1e-12, "without replacement, with q_j renormalised over the unused tokens: exactly the target")
+check(tv_topk < 1e-12, "deterministic top-k children as point masses: exactly the target")
+check(tv_topk_bug > 0.01, "deterministic top-k children tested as if drawn from q: not the target")
+
 # %% [markdown]
 # ## The acceptance kernel (Triton), down the whole tree
 # Per batch row: target probabilities at the root and after every node, the draft distribution each

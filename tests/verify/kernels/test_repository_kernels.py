@@ -23,6 +23,8 @@ TRITON_SCRIPTS = sorted(p.stem for p in (REPO / "verify").glob("*.py") if "trito
 SABOTAGE = [
     # the row keeps accepting after its first rejection
     ("speculative-sampling-kernel", "if BUG != 2:\n            alive = alive & accept", "alive = alive"),
+    # vLLM's non-strict accept test on a float32 uniform: u = 0.0 accepts a token the target gave no mass
+    ("speculative-sampling-kernel", "accept = (q_tok > 0) & (u * q_tok < p_tok)\n", "accept = (q_tok > 0) & (p_tok >= u * q_tok)\n"),
     # top-p on the full softmax
     ("batched-top-k-top-p-kernels", "    live = keep_k\n", "    live = valid\n"),
 ]
@@ -65,7 +67,7 @@ def test_every_kernel_passes_through_the_interpreter(tmp_path: Path, slug: str) 
     assert len(told) == len(kernels) and all(k["path"] == "triton-interpreter" for k in told)  # what the page is told
 
 
-@pytest.mark.parametrize(("slug", "good", "bad"), SABOTAGE, ids=[s[0] for s in SABOTAGE])
+@pytest.mark.parametrize(("slug", "good", "bad"), SABOTAGE, ids=[f"{s[0]}-{i}" for i, s in enumerate(SABOTAGE)])
 def test_a_sabotaged_kernel_fails_its_check(tmp_path: Path, slug: str, good: str, bad: str) -> None:
     root = repo_with(tmp_path, slug)
     path = root / "verify" / f"{slug}.py"
