@@ -34,7 +34,10 @@ class RecordedAnswer:
 def run_script(root: Path, slug: str, tmp: Path) -> dict[str, Any] | None:
     """Run a verification script once, for real, and read the record it writes."""
     out = tmp / f"{slug}.json"
-    env = {**os.environ, "QBANK_VERIFY_OUT": str(out), "QBANK_DEVICE": "cpu"}
+    # on the CPU Triton kernels run through the interpreter, as the runner sets it for every CPU run
+    # and shared kernels import from verify/_lib, which the runner puts on the path
+    env = {**os.environ, "QBANK_VERIFY_OUT": str(out), "QBANK_DEVICE": "cpu", "TRITON_INTERPRET": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(root / "verify" / "_lib"), env.get("PYTHONPATH", "")] if p)
     if (root / "verify" / "_lib" / "facts.yaml").is_file():
         env["QBANK_FACTS"] = str(root / "verify" / "_lib" / "facts.yaml")
     subprocess.run(

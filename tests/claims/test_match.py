@@ -18,7 +18,7 @@ COMPATIBLE = [
     ("number", "tokens", True),  # a plain number with a count
     ("number", "factor", True),
     ("number", "fraction", True),
-    ("GPUs", "number", True),  # a count with a plain value
+    ("GPUs", "number", False),  # a written count never binds a value declared without its noun
     ("factor", "number", True),
     ("fraction", "number", True),
     ("number", "bytes", False),
@@ -42,7 +42,7 @@ def test_compatible(qdim: str, vdim: str, ok: bool) -> None:
 COMPARABLE = [
     ("bytes", "bytes", True),
     ("number", "tokens", True),
-    ("tokens", "number", True),
+    ("tokens", "number", False),  # nor is it compared with one
     ("number", "number", True),
     ("number", "factor", False),  # a comparative binds more narrowly than a plain match
     ("factor", "number", False),
