@@ -39,38 +39,32 @@ def sha_file(path: Path) -> str:
     return str(h.hexdigest())
 
 
-@cache
-def torch_version() -> str:
-    """The installed torch version, read from ``torch/version.py`` without importing torch."""
-    spec = importlib.util.find_spec("torch")
+def _version_of(package: str, file: str) -> str:
+    """``__version__`` of an installed package, read from one of its files without importing it."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return "none"
     for folder in spec.submodule_search_locations:
         try:
-            text = (Path(folder) / "version.py").read_text(encoding="utf-8")
+            text = (Path(folder) / file).read_text(encoding="utf-8")
         except OSError:
             continue
         m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
         if m:
             return m.group(1)
     return "unknown"
+
+
+@cache
+def torch_version() -> str:
+    """The installed torch version, read from ``torch/version.py`` without importing torch."""
+    return _version_of("torch", "version.py")
 
 
 @cache
 def triton_version() -> str:
     """The installed Triton version, read from ``triton/__init__.py`` without importing triton."""
-    spec = importlib.util.find_spec("triton")
-    if spec is None or not spec.submodule_search_locations:
-        return "none"
-    for folder in spec.submodule_search_locations:
-        try:
-            text = (Path(folder) / "__init__.py").read_text(encoding="utf-8")
-        except OSError:
-            continue
-        m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
-        if m:
-            return m.group(1)
-    return "unknown"
+    return _version_of("triton", "__init__.py")
 
 
 def runtime_version() -> str:
