@@ -600,6 +600,9 @@ def cmd_new_question(args: argparse.Namespace) -> int:
         raise
     for rel in created.files:
         print(f"created {rel}")
+    from .pipeline import lock_new_answer
+
+    print(lock_new_answer(root, args.slug))
     return EXIT_OK
 
 

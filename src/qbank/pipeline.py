@@ -57,6 +57,29 @@ def check_all(
     return corpus, report
 
 
+def lock_new_answer(root: Path, slug: str) -> str:
+    """Add a just-scaffolded answer's bindings to ``claims.lock`` (its script verified first, sandboxed).
+
+    The lock is what a reviewer reads; a new answer's numbers belong in it from the first commit, so the
+    author's next command, `qbank check`, finds it current. Returns what was done, for the CLI to print.
+    """
+    from .claims import check_corpus
+    from .claims.lock import LOCK_FILE, entries, with_answer
+    from .verify import engine
+
+    lock = root / LOCK_FILE
+    if not lock.is_file():
+        return f"{LOCK_FILE}: none in this repository, nothing to add"
+    run = engine.verify(root, engine.VerifyConfig(slugs=[slug], jobs=1))
+    if run.report.errors:
+        return f"{LOCK_FILE}: not updated ({slug}'s script did not pass); run `qbank check`, then `qbank claims --lock`"
+    corpus, _report = load_corpus(root)
+    answers = [a for a in check_corpus(corpus).answers if a.slug == slug]
+    current = entries(answers)
+    lock.write_text(with_answer(lock.read_text(encoding="utf-8"), f"answers/{slug}.md", current), encoding="utf-8")
+    return f"{LOCK_FILE}: {sum(1 for e in current if e.target is not None)} numbers of answers/{slug}.md locked"
+
+
 def duplicated_problems(corpus: Corpus) -> list[Problem]:
     """``premium-duplicated``: a free answer part, a premium heading or a free derivation repeats premium text."""
     from .seal.premium_text import duplicates

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from qbank.claims import Declared, check_answer_text
-from qbank.claims.lock import Key, changes, entries, parse_lock, render_changes, render_lock, stale_problems
+from qbank.claims.lock import (
+    Key,
+    changes,
+    entries,
+    parse_lock,
+    render_changes,
+    render_lock,
+    stale_problems,
+    with_answer,
+)
 
 VALUES = [
     Declared("h100_nodes", "claim", 4, "nodes", 3),
@@ -60,3 +69,13 @@ def test_a_number_that_fails_to_bind_is_left_to_its_own_problem_and_bad_lines_ar
     assert [c.key.text for c in changes(broken, locked)] == ["8 GPUs"]  # no longer written; '9 GPUs' is unbound
     bad = parse_lock('answers/a.md "4 nodes" => h100_nodes\n')
     assert [(p.line, p.code) for p in stale_problems([], bad)] == [(1, "claims-lock-malformed")]
+
+
+def test_adding_one_answer_writes_what_a_full_rewrite_would_and_keeps_the_rest_byte_for_byte() -> None:
+    a, b, c = (check_answer_text(s, f"answers/{s}.md", MD, VALUES) for s in ("a", "b", "c"))
+    without_b = render_lock(entries([a, c]))
+    merged = with_answer(without_b, "answers/b.md", entries([b]))
+    assert merged == render_lock(entries([a, b, c]))  # b lands between a and c, as `qbank claims --lock` orders it
+    # replacing an answer already locked drops its old lines: here b's text changed to one number
+    b2 = check_answer_text("b", "answers/b.md", "Only 8 GPUs.\n", VALUES)
+    assert with_answer(merged, "answers/b.md", entries([b2])) == render_lock(entries([a, b2, c]))

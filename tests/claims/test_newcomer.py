@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CONTENT = ("questions", "answers", "verify", "schemas", "paywall", "mkdocs.yml", "pyproject.toml")
+CONTENT = ("questions", "answers", "verify", "schemas", "paywall", "mkdocs.yml", "pyproject.toml", "claims.lock")
 
 
 def _qbank(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -33,6 +33,9 @@ def test_the_scaffold_passes_the_real_check_on_the_real_repository(tmp_path: Pat
     slug = "newcomer-first-question"
     made = _qbank(root, "new", "question", "--root", str(root), "--slug", slug, "--topic", "speculative-decoding")
     assert made.returncode == 0, made.stdout + made.stderr
+    # the scaffold's numbers join the committed lock, so the check below finds it current
+    assert f"numbers of answers/{slug}.md locked" in made.stdout, made.stdout
+    assert f"answers/{slug}.md " in (root / "claims.lock").read_text(encoding="utf-8")
     ran = _qbank(root, "verify", "--root", str(root), slug)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     # only the new files are reported (the rest of the copy has no verification records of its own)

@@ -88,6 +88,19 @@ def render_lock(current: Iterable[Entry]) -> str:
     return HEADER + "".join(line + "\n" for line in lines)
 
 
+def with_answer(lock_text: str, path: str, current: Iterable[Entry]) -> str:
+    """``lock_text`` with the lines of answer ``path`` replaced by ``current`` (its entries now), in path order.
+
+    What `qbank claims --lock` would write for a repository where only that answer changed: the lock's
+    lines of every other answer are kept byte for byte.
+    """
+    body = [line for line in lock_text.split("\n") if line.strip() and not line.startswith("#")]
+    kept = [line for line in body if line.split(" ", 1)[0] != path]
+    new = render_lock(current)[len(HEADER) :].splitlines()
+    at = next((i for i, line in enumerate(kept) if line.split(" ", 1)[0] > path), len(kept))
+    return HEADER + "".join(line + "\n" for line in [*kept[:at], *new, *kept[at:]])
+
+
 @dataclass(frozen=True)
 class Locked:
     """A lock file read back: key -> (target, line in the lock), and its malformed lines."""
