@@ -5,16 +5,12 @@ variants are there and differ; and sabotaging a real kernel turns the verdict in
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from qbank.verify import store
-from qbank.verify.engine import VerifyConfig, verify
-
 from ...conftest import REPO
+from ..kernel_repo import repo_with, run
 
 pytestmark = [pytest.mark.slow]
 
@@ -28,26 +24,6 @@ SABOTAGE = [
     # top-p on the full softmax
     ("batched-top-k-top-p-kernels", "    live = keep_k\n", "    live = valid\n"),
 ]
-
-
-def repo_with(tmp_path: Path, slug: str) -> Path:
-    """A copy of the repository's verification inputs for one script (the script, its question, the facts and
-    the shared ``verify/_lib`` modules, where several scripts keep their kernels)."""
-    root = tmp_path / "repo"
-    (root / "verify" / "_lib").mkdir(parents=True)
-    (root / "questions").mkdir()
-    shutil.copy(REPO / "verify" / f"{slug}.py", root / "verify")
-    shutil.copy(REPO / "questions" / f"{slug}.yaml", root / "questions")
-    for lib in [REPO / "verify" / "_lib" / "facts.yaml", *(REPO / "verify" / "_lib").glob("*.py")]:
-        shutil.copy(lib, root / "verify" / "_lib")
-    return root
-
-
-def run(root: Path, slug: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    result = verify(root, VerifyConfig(slugs=[slug], device="cpu")).results[0]
-    entry = store.read_entry(root, slug)
-    assert entry is not None
-    return result, entry["record"]
 
 
 def test_the_repository_has_triton_kernels() -> None:

@@ -3,16 +3,11 @@ module is enough to make a cached, passing script run again (the cache key cover
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from qbank.verify import store
-from qbank.verify.engine import VerifyConfig, verify
-
-REPO = Path(__file__).resolve().parents[3]
+from ..kernel_repo import repo_with, run
 
 pytestmark = [pytest.mark.slow]
 
@@ -27,25 +22,6 @@ SABOTAGE = [
     # the recursive residual replaced by the single-draft one in the kernel everybody calls
     ("tree-verification-attention-mask", "tree_kernels.py", "if SINGLE_DRAFT:", "if True:"),
 ]
-
-
-def repo_with(tmp_path: Path, slug: str) -> Path:
-    """The script, its question, the facts and the shared verify/_lib modules."""
-    root = tmp_path / "repo"
-    (root / "verify" / "_lib").mkdir(parents=True)
-    (root / "questions").mkdir()
-    shutil.copy(REPO / "verify" / f"{slug}.py", root / "verify")
-    shutil.copy(REPO / "questions" / f"{slug}.yaml", root / "questions")
-    for lib in [REPO / "verify" / "_lib" / "facts.yaml", *(REPO / "verify" / "_lib").glob("*.py")]:
-        shutil.copy(lib, root / "verify" / "_lib")
-    return root
-
-
-def run(root: Path, slug: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    result = verify(root, VerifyConfig(slugs=[slug], device="cpu")).results[0]
-    entry = store.read_entry(root, slug)
-    assert entry is not None
-    return result, entry["record"]
 
 
 @pytest.mark.parametrize(("slug", "module", "good", "bad"), SABOTAGE, ids=[s[0] for s in SABOTAGE])
