@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -238,11 +238,21 @@ def _loc_text(loc: Sequence[str | int]) -> str:
     return out or "(document)"
 
 
-def validation_problems(exc: ValidationError, located: Located, rel: str, loc_prefix: Loc = ()) -> list[Problem]:
-    """Map every pydantic error to a problem at the line:col of the offending key or value."""
+def validation_problems(
+    exc: ValidationError,
+    located: Located,
+    rel: str,
+    loc_prefix: Loc = (),
+    untag: Callable[[Loc], Loc] | None = None,
+) -> list[Problem]:
+    """Map every pydantic error to a problem at the line:col of the offending key or value.
+
+    ``untag`` drops what pydantic adds to a location that the YAML does not have (a tagged union's tag).
+    """
     problems = []
     for err in exc.errors(include_url=False):
         loc: Loc = (*loc_prefix, *err["loc"])
+        loc = untag(loc) if untag else loc
         etype = err["type"]
         code = _code_for(etype)
         where = _loc_text(loc)
@@ -264,8 +274,10 @@ def validation_problems(exc: ValidationError, located: Located, rel: str, loc_pr
     return problems
 
 
-def load_model(path: Path, rel: str, model: type[M]) -> tuple[M | None, Located | None, list[Problem]]:
-    """Read, parse and validate one YAML file into ``model``."""
+def load_model(
+    path: Path, rel: str, model: type[M], untag: Callable[[Loc], Loc] | None = None
+) -> tuple[M | None, Located | None, list[Problem]]:
+    """Read, parse and validate one YAML file into ``model``; every problem at the line:col of its key or value."""
     text, problems = read_text(path, rel)
     if text is None:
         return None, None, problems
@@ -275,4 +287,4 @@ def load_model(path: Path, rel: str, model: type[M]) -> tuple[M | None, Located 
     try:
         return model.model_validate(located.data), located, []
     except ValidationError as exc:
-        return None, located, validation_problems(exc, located, rel)
+        return None, located, validation_problems(exc, located, rel, untag=untag)

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..claims.values import latest_record, record_values
 from ..corpus import Corpus, suggest
 from ..model import check_slug
 from ..problems import Problem, error
-from ..sources import Located, _code_for, _loc_text, load_yaml, read_text
+from ..sources import Located, load_model, read_text
 from ..units import to_base
 from .model import DRILL_FILES, ChoiceItem, Drill, NumericItem, OrderItem, PracticeTest
 
@@ -72,27 +72,7 @@ def _untagged(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 def _load(path: Path, rel: str, model: type[M]) -> tuple[M | None, Located | None, list[Problem]]:
     """Read and validate one YAML file; every problem at the line:col of its key or value."""
-    text, problems = read_text(path, rel)
-    if text is None:
-        return None, None, problems
-    located, problems = load_yaml(text, rel)
-    if located is None:
-        return None, None, problems
-    try:
-        return model.model_validate(located.data), located, []
-    except ValidationError as exc:
-        out = []
-        for err in exc.errors(include_url=False):
-            loc = _untagged(tuple(err["loc"]))
-            code, where = _code_for(err["type"]), _loc_text(loc)
-            if err["type"] == "extra_forbidden":
-                pos, msg = located.key_pos(loc), f"unknown field {where!r}"
-            elif err["type"] == "missing":
-                pos, msg = located.value_pos(loc[:-1]), f"missing required field {where!r}"
-            else:
-                pos, msg = located.value_pos(loc), f"{where}: {err['msg']}" if where else err["msg"]
-            out.append(error(rel, pos.line, pos.col, code, msg))
-        return None, located, out
+    return load_model(path, rel, model, untag=_untagged)
 
 
 def _slug_ok(rel: str, stem: str) -> Problem | None:
