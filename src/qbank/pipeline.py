@@ -63,8 +63,9 @@ def lock_new_answer(root: Path, slug: str) -> str:
     The lock is what a reviewer reads; a new answer's numbers belong in it from the first commit, so the
     author's next command, `qbank check`, finds it current. Returns what was done, for the CLI to print.
     """
-    from .claims import check_corpus
+    from .claims import check_answer_text
     from .claims.lock import LOCK_FILE, entries, with_answer
+    from .claims.values import values_for
     from .verify import engine
 
     lock = root / LOCK_FILE
@@ -73,11 +74,11 @@ def lock_new_answer(root: Path, slug: str) -> str:
     run = engine.verify(root, engine.VerifyConfig(slugs=[slug], jobs=1))
     if run.report.errors:
         return f"{LOCK_FILE}: not updated ({slug}'s script did not pass); run `qbank check`, then `qbank claims --lock`"
-    corpus, _report = load_corpus(root)
-    answers = [a for a in check_corpus(corpus).answers if a.slug == slug]
-    current = entries(answers)
-    lock.write_text(with_answer(lock.read_text(encoding="utf-8"), f"answers/{slug}.md", current), encoding="utf-8")
-    return f"{LOCK_FILE}: {sum(1 for e in current if e.target is not None)} numbers of answers/{slug}.md locked"
+    path = f"answers/{slug}.md"
+    answer = check_answer_text(slug, path, (root / path).read_text(encoding="utf-8"), values_for(root, slug))
+    current = entries([answer])
+    lock.write_text(with_answer(lock.read_text(encoding="utf-8"), path, current), encoding="utf-8")
+    return f"{LOCK_FILE}: {sum(1 for e in current if e.target is not None)} numbers of {path} locked"
 
 
 def duplicated_problems(corpus: Corpus) -> list[Problem]:
