@@ -209,6 +209,38 @@ def raw_ref_problems(corpus: Corpus, slug: str) -> list[Problem]:
     return out
 
 
+def concept_example_problems(corpus: Corpus) -> list[Problem]:
+    """A concept's explanation needs a worked example: a known question that names the concept."""
+    rel = f"{CATALOG}/concepts.yaml"
+    located = corpus.positions.get(rel)
+    if located is None:
+        return []
+    order = [item.get("slug") if isinstance(item, dict) else None for item in located.data.get("concepts") or []]
+    out: list[Problem] = []
+    for slug, c in corpus.concepts.items():
+        idx = order.index(slug) if slug in order else 0
+        example = c.worked_example
+        if example is None:
+            if c.explanation.strip():
+                pos = located.key_pos(("concepts", idx, "explanation"))
+                out.append(error(rel, pos.line, pos.col, "concept-worked-example-missing",
+                                 f"concept {slug!r} has an explanation but no 'worked_example': name the question "
+                                 "whose script computes its worked number"))
+            continue
+        pos = located.value_pos(("concepts", idx, "worked_example"))
+        if example not in corpus.questions:
+            if example not in corpus.invalid:
+                out.append(error(rel, pos.line, pos.col, "unknown-worked-example",
+                                 f"unknown question {example!r}{suggest(example, list(corpus.questions))}"))
+        elif slug not in corpus.questions[example].concepts:
+            out.append(error(rel, pos.line, pos.col, "worked-example-unrelated",
+                             f"question {example!r} does not name concept {slug!r} in its concepts"))
+        elif not c.explanation.strip():
+            out.append(error(rel, pos.line, pos.col, "worked-example-unused",
+                             f"concept {slug!r} names a worked example but has no explanation to work it in"))
+    return out
+
+
 def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], verify_files: dict[str, Path]) -> None:
     """References, duplicates, missing and orphan files, and access rules between files."""
     problems: list[Problem] = []
@@ -228,6 +260,7 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
                         f"unknown topic {rnd.topic!r}{suggest(rnd.topic, list(corpus.topics))}",
                     )
                 )
+    problems.extend(concept_example_problems(corpus))
     for slug, q in corpus.questions.items():
         qrel = corpus.question_path(slug)
         checks: list[tuple[tuple[str | int, ...], str, dict[str, Any], str, str]] = [

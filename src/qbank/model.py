@@ -157,6 +157,11 @@ class Concept(Strict):
         description="The concept explained in Markdown (definition, the formula that matters, links): at least "
         "~150 words of the page's own. Without it the concept page is noindex and out of the sitemap.",
     )
+    worked_example: Slug | None = Field(
+        default=None,
+        description="The question whose verification script the explanation's worked numbers bind to (a question "
+        "that names this concept); required with an explanation, whose numbers are claims like an answer's",
+    )
 
 
 class VerifySettings(Strict):

@@ -12,6 +12,7 @@ from ..memo import Memo
 from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
+from .concepts import check_concepts
 from .extract import extract
 from .held import held_numbers
 from .match import Declared, shown
@@ -106,7 +107,7 @@ def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | 
 
 
 def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | None = None) -> ClaimsReport:
-    """Bind every answer of the corpus against its script's latest record (or ``values(root, slug)``).
+    """Bind every answer and concept explanation against its script's latest record (or ``values(root, slug)``).
 
     With a ``memo``, an answer whose text was extracted before is only bound again (values may have changed).
     """
@@ -123,4 +124,6 @@ def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | N
         found = values(corpus.root, slug)
         held = held_numbers(answer.text, quantities)
         report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found, held=held))
+    # concept explanations after the answers: their worked numbers bind to their worked example's values
+    report.answers.extend(check_concepts(corpus, values))
     return report

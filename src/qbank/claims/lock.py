@@ -72,13 +72,14 @@ def target_of(b: Binding) -> str | None:
 def entries(answers: Iterable[AnswerClaims]) -> list[Entry]:
     """Every number of the answers with its key, in document order."""
     out: list[Entry] = []
+    # occurrences count per file: the concept explanations of one catalog file share its path
+    seen: Counter[tuple[str, str]] = Counter()
     for a in answers:
-        seen: Counter[str] = Counter()
         for b in a.bindings:
             q = b.quantity
             text = " ".join(q.text.split())
-            seen[text] += 1
-            out.append(Entry(Key(a.path, text, seen[text]), q.line, q.col, target_of(b)))
+            seen[a.path, text] += 1
+            out.append(Entry(Key(a.path, text, seen[a.path, text]), q.line, q.col, target_of(b)))
     return out
 
 

@@ -23,8 +23,10 @@ def render_claims(report: ClaimsReport) -> str:
             + ("" if a.verified else " (no verification record)")
         )
     t = report.totals()
+    concepts = sum(1 for a in report.answers if not a.path.startswith("answers/"))
+    texts = f"{len(report.answers) - concepts} answers" + (f" and {concepts} concept explanations" if concepts else "")
     lines.append(
-        f"total: {t['quantities']} quantities in {len(report.answers)} answers, {t['bound']} bound, "
+        f"total: {t['quantities']} quantities in {texts}, {t['bound']} bound, "
         f"{t['exempt']} exempt, {t['unbound']} unbound"
     )
     return "\n".join(lines) + "\n"
