@@ -72,6 +72,12 @@ def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
             hits = page.locator(".pagefind-ui__result-link").all_inner_texts()
             assert "Question · How much memory does paged allocation waste per sequence?" in hits, hits
             assert "SECRET" not in page.locator("#qb-search").inner_text()
+        if name.startswith("question") and device == "phone":
+            # the whole question fits the first screen with room for its teaser (kv-fp8's title is 200 characters)
+            h1, lead = page.locator("h1").bounding_box(), page.locator(".qb-lead").first.bounding_box()
+            assert h1 is not None and lead is not None
+            assert h1["height"] <= 0.25 * VIEWPORTS["phone"]["height"], (name, h1)
+            assert lead["y"] + lead["height"] / 2 < VIEWPORTS["phone"]["height"], (name, lead)
         expected = "slate" if scheme == "dark" else "default"
         assert page.locator("body").get_attribute("data-md-color-scheme") == expected
         assert page.locator("h1").count() == 1, name
