@@ -37,7 +37,7 @@ def test_head_escapes_and_is_absolute() -> None:
         kind="question",
     )
     head = head_html(meta, Settings(site_url="https://example.org/sub"))
-    assert 'content="A &quot;quoted&quot; &lt;title&gt;"' in head
+    assert 'content="A &#34;quoted&#34; &lt;title&gt;"' in head  # markupsafe writes &#34; for "
     assert '<meta property="og:url" content="https://example.org/sub/questions/x/">' in head
     assert '<meta property="og:type" content="article">' in head
     assert "</script><script>" not in head.replace('</script>\n<script type="application/ld+json">', "")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from ..corpus import Corpus
 from ..offer.model import Shop, offer_line
 from .seo import PageMeta, crumbs_markdown
+from .templating import fragment
 from .text import md_escape, rel, strip_markers, yaml_str
 
 HOME = "index.md"
@@ -47,39 +50,32 @@ def free_count(corpus: Corpus, slugs: list[str]) -> int:
 
 def question_items(corpus: Corpus, src: str, slugs: list[str]) -> str:
     """A list of questions as teasers, linked from page ``src``."""
-    out = []
-    for slug in slugs:
-        q = corpus.questions[slug]
-        access = "Free" if q.access == "free" else "Premium"
-        out.append(
-            f"- **[{md_escape(q.title)}]({rel(src, question_path(slug))})**  \n"
-            f'  <span class="qb-meta"><span class="qb-access qb-access--{q.access}">{access}</span> · '
-            f"difficulty {q.difficulty}/5</span>  \n"
-            f"  {q.teaser}"
+    out = [
+        fragment(
+            "question-item.md.j2",
+            title_md=Markup(md_escape(corpus.questions[slug].title)),
+            href=rel(src, question_path(slug)),
+            access=corpus.questions[slug].access,
+            access_label="Free" if corpus.questions[slug].access == "free" else "Premium",
+            difficulty=corpus.questions[slug].difficulty,
+            teaser=corpus.questions[slug].teaser,
         )
+        for slug in slugs
+    ]
     if not out:
         return "_No questions yet._\n"
-    # teasers repeat on every hub: search should find each question on its own page, not on every list
-    return '<div class="qb-list" data-pagefind-ignore markdown="1">\n\n' + "\n".join(out) + "\n\n</div>\n"
+    return fragment("question-list.md.j2", items=Markup("\n".join(out)))
 
 
 def call_to_action(src: str, lead: str, shop: Shop | None) -> str:
     """The page's one premium call to action: the lead, a link to the pricing page and the offer line."""
-    offer = f" {offer_line(shop)}" if shop is not None else ""
-    return (
-        '<div class="qb-cta" data-pagefind-ignore markdown="1">\n\n'
-        f"{lead}\n\n"
-        f"[See what Premium includes]({rel(src, PRICING)}){{ .md-button .md-button--primary }}{offer}\n\n"
-        "</div>\n"
-    )
+    offer = offer_line(shop) if shop is not None else ""
+    return fragment("call-to-action.md.j2", lead=lead, href=rel(src, PRICING), offer=offer)
 
 
 def disclaimer(name: str) -> str:
     """The not-affiliated line for a company page."""
-    return (
-        f'<p class="qb-disclaimer">Independent and not affiliated with {name}. '
-        "All trademarks belong to their owners.</p>\n"
-    )
+    return fragment("disclaimer.html.j2", name=name)
 
 
 def faq(items: list[tuple[str, str]]) -> str:

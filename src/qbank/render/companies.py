@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 from ..corpus import Corpus
 from ..model import DESCRIPTION_MAX, DESCRIPTION_MIN, SHORT_TITLE_MAX
 from . import practice
@@ -33,6 +31,7 @@ from .hubs import (
 )
 from .seo import PageMeta, item_list
 from .settings import Settings
+from .templating import fragment
 from .text import counts, fit, md_escape, plural, rel
 
 
@@ -113,7 +112,7 @@ def company_page(corpus: Corpus, slug: str, settings: Settings) -> Page:
         body.append(f"{i}. [{md_escape(title)}]({rel(src, round_target(corpus, slug, rnd.topic, settings))}){note}")
     body += [
         "",
-        f'<p class="qb-source">Source: {html.escape(c.source)} (checked {c.checked.isoformat()}).</p>',
+        fragment("source.html.j2", source=c.source, checked=c.checked.isoformat()),
         "",
         practice.practice_links(corpus, src, company=slug),
         "",

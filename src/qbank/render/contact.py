@@ -6,6 +6,7 @@ from ..offer.model import SHOP_FILE, Shop
 from .common import HOME, PRICING, Page, make_page
 from .seo import PageMeta
 from .settings import BRAND
+from .templating import fragment
 from .text import plural, rel
 
 CONTACT = "contact.md"
@@ -29,7 +30,7 @@ def contact_page(shop: Shop) -> Page:
         "Name the page and the number or sentence. Every number on the site is re-derived by a verification "
         "script from a cited source, so a report that names the source you trust instead is the fastest to act on.",
         "",
-        f'<p class="qb-disclaimer">{BRAND} is independent and not affiliated with any company it writes about.</p>',
+        fragment("brand-disclaimer.html.j2", brand=BRAND),
     ]
     meta = PageMeta(
         path=CONTACT,

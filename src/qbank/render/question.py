@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
+
+from markupsafe import Markup
 
 from ..answers import FreeText, PremiumSection
 from ..corpus import Corpus
@@ -24,7 +25,8 @@ from .hubs import company_target, topic_order
 from .kernel_table import kernel_table
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
-from .text import approx_words, attr, md_escape, rel, strip_markers
+from .templating import fragment
+from .text import approx_words, md_escape, rel, strip_markers
 
 PREMIUM_CLASS = "qb-premium"
 PREMIUM_SELECTOR = "." + PREMIUM_CLASS
@@ -53,22 +55,21 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
     ``pricing_href`` is a link mkdocs resolves (e.g. ``../pricing.md`` from a question page). The paywall
     reuses this function for what readers see before they unlock a section.
     """
-    return (
-        f"## {heading}\n\n"
-        f'<div class="{PREMIUM_CLASS} qb-locked" data-qb-section="{index}" data-qb-heading="{attr(heading)}" '
-        f'data-qb-words="{n_words}" data-pagefind-ignore markdown="1">\n\n'
-        + (f'<p class="qb-locked__summary">{html.escape(summary)}</p>\n\n' if summary else "")
-        + f"**Premium section** · ≈ {n_words} words. [Unlock it with Premium]({pricing_href})\n\n"
-        "</div>\n"
+    return fragment(
+        "locked-section.md.j2",
+        premium_class=PREMIUM_CLASS,
+        heading_md=Markup(heading),  # the answer's own Markdown heading, as the free sections are
+        heading=heading,
+        index=index,
+        n_words=n_words,
+        summary=summary,
+        pricing_href=pricing_href,
     )
 
 
 def locked_notice_html(n_words: int, pricing_url: str) -> str:
     """The same notice as HTML, for the paywall to place inside a ``.qb-premium`` element after rendering."""
-    return (
-        f'<p><strong>Premium section</strong> · ≈ {n_words} words. <a href="{attr(pricing_url)}">Unlock it with '
-        f"Premium</a></p>"
-    )
+    return fragment("locked-notice.html.j2", n_words=n_words, pricing_url=pricing_url)
 
 
 def premium_block(heading: str, markdown: str, index: int, token: str, summary: str = "") -> str:
@@ -86,11 +87,8 @@ def free_block(markdown: str, index: int, token: str) -> str:
 
 def preview_block(heading: str, markdown: str, index: int, token: str) -> str:
     """`qbank serve` only: a premium section shown in full under a clear marker (never sealed, never built)."""
-    return (
-        f'<div class="{PREVIEW_CLASS}" data-qb-section="{index}" data-qb-heading="{attr(heading)}" markdown="1">\n\n'
-        f'<p class="qb-preview-mark">preview: premium shown (sealed in a build)</p>\n'
-        f"{wrap(token, 'preview', index, strip_markers(markdown), heading)}\n</div>\n"
-    )
+    region = Markup(wrap(token, "preview", index, strip_markers(markdown), heading))
+    return fragment("preview-section.md.j2", preview_class=PREVIEW_CLASS, index=index, heading=heading, region=region)
 
 
 def _section(heading: str, markdown: str, index: int, src: str, settings: Settings, summary: str = "") -> str:
@@ -168,7 +166,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         fold = not premium and answer.parts and all(isinstance(p, FreeText) for p in answer.parts)
         if fold:
             # "try it first": folded for readers, in the HTML for search engines (<details> content is indexed)
-            body += ['<details class="qb-try" markdown="1">', f"<summary>{TRY_FIRST}</summary>", ""]
+            body += [fragment("try-first-open.md.j2", summary=TRY_FIRST)]
         for n, part in enumerate(answer.parts):
             if isinstance(part, FreeText):
                 body += [free_block(part.markdown, n, settings.seal_token), ""]

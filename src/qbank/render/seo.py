@@ -6,9 +6,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup
+
 from ..model import SHORT_TITLE_MAX
 from .settings import BRAND, Settings
-from .text import attr, md_escape, rel, url_of
+from .templating import fragment
+from .text import md_escape, rel, url_of
 
 Crumb = tuple[str, str]
 """A breadcrumb: its visible name and the docs-relative Markdown path it points to."""
@@ -67,10 +70,8 @@ def item_list(name: str, items: list[tuple[str, str]], settings: Settings) -> di
 
 def crumbs_markdown(path: str, crumbs: tuple[Crumb, ...]) -> str:
     """Visible breadcrumbs: every ancestor is a link, the current page is plain text."""
-    parts = [f"[{md_escape(name)}]({rel(path, target)})" for name, target in crumbs[:-1]]
-    parts.append(f'<span aria-current="page">{md_escape(crumbs[-1][0])}</span>')
-    nav = '<nav class="qb-crumbs" aria-label="Breadcrumb" data-pagefind-ignore markdown="1">'
-    return f"{nav}\n\n{' › '.join(parts)}\n\n</nav>\n"
+    links = [(Markup(md_escape(name)), rel(path, target)) for name, target in crumbs[:-1]]
+    return fragment("crumbs.md.j2", links=links, current_md=Markup(md_escape(crumbs[-1][0])))
 
 
 SEARCH_LABELS = {"question": "Question", "topic": "Topic", "company": "Company", "company-topic": "Company",
@@ -91,8 +92,12 @@ def full_title(title: str) -> str:
 
 def jsonld_script(data: dict[str, Any]) -> str:
     """A JSON-LD script element; ``<`` is escaped so no text can close the script early."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return f'<script type="application/ld+json">{text}</script>'
+    return f'<script type="application/ld+json">{jsonld_text(data)}</script>'
+
+
+def jsonld_text(data: dict[str, Any]) -> str:
+    """JSON-LD as script text: ``<`` is escaped so no text can close the script early."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def card_path(page_path: str) -> str:
@@ -105,23 +110,15 @@ def head_html(meta: PageMeta, settings: Settings) -> str:
     """Open Graph, Twitter and JSON-LD tags for the page's ``<head>`` (title and description are the theme's)."""
     canonical = meta.canonical(settings)
     card = card_path(meta.path)
-    og_type = "article" if meta.kind == "question" else "website"
-    tags = [
-        f'<meta property="og:type" content="{og_type}">',
-        f'<meta property="og:site_name" content="{BRAND}">',
-        f'<meta property="og:title" content="{attr(meta.title)}">',
-        f'<meta property="og:description" content="{attr(meta.description)}">',
-        f'<meta property="og:url" content="{attr(canonical)}">',
-        f'<meta property="og:image" content="{attr(settings.base + card)}">',
-        '<meta property="og:image:width" content="1200">',
-        '<meta property="og:image:height" content="630">',
-        f'<meta property="og:image:alt" content="{attr(meta.title)}">',
-        '<meta name="twitter:card" content="summary_large_image">',
-        f'<meta name="twitter:image" content="{attr(settings.base + card)}">',
-        f'<meta name="twitter:title" content="{attr(meta.title)}">',
-        f'<meta name="twitter:description" content="{attr(meta.description)}">',
-    ]
-    if not meta.indexable:
-        tags.append('<meta name="robots" content="noindex">')
-    tags += [jsonld_script(d) for d in (breadcrumb_list(meta.crumbs, settings), *meta.jsonld)]
-    return "\n".join(tags)
+    return fragment(
+        "head.html.j2",
+        og_type="article" if meta.kind == "question" else "website",
+        brand=BRAND,
+        title=meta.title,
+        description=meta.description,
+        canonical=canonical,
+        card=settings.base + card,
+        indexable=meta.indexable,
+        # JSON-LD is script text, not HTML: escaped as JSON (``<`` too), never as entities
+        jsonld=[Markup(jsonld_text(d)) for d in (breadcrumb_list(meta.crumbs, settings), *meta.jsonld)],
+    ).rstrip("\n")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from .seo import PageMeta
 from .settings import Settings
+from .templating import fragment
 
 RECORD = "\x1e"
 
@@ -48,18 +48,11 @@ def page_lastmod(meta: PageMeta, dates: dict[str, str]) -> str | None:
 
 def sitemap_xml(pages: Iterable[PageMeta], dates: dict[str, str], settings: Settings) -> str:
     """The sitemap: indexable pages only, sorted by URL, each with its git ``lastmod`` when known."""
-    rows = []
-    for meta in sorted((m for m in pages if m.indexable), key=lambda m: m.canonical(settings)):
-        lastmod = page_lastmod(meta, dates)
-        rows.append(
-            f"  <url>\n    <loc>{escape(meta.canonical(settings))}</loc>\n"
-            + (f"    <lastmod>{lastmod}</lastmod>\n" if lastmod else "")
-            + "  </url>\n"
-        )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + "".join(rows) + "</urlset>\n"
-    )
+    urls = [
+        (meta.canonical(settings), page_lastmod(meta, dates))
+        for meta in sorted((m for m in pages if m.indexable), key=lambda m: m.canonical(settings))
+    ]
+    return fragment("sitemap.xml.j2", urls=urls)
 
 
 def robots_txt(settings: Settings) -> str:

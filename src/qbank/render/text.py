@@ -23,10 +23,9 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def counts(total: int, free: int) -> str:
     """The ``N questions · M unlocked for you`` line; the paywall's JS shows N in the marked span once unlocked."""
-    return (
-        f'<p class="qb-counts">{plural(total, "question")} · <span class="qb-unlock-count" '
-        f'data-qb-unlock-count="{total}" data-qb-free="{free}">{free}</span> unlocked for you</p>'
-    )
+    from .templating import fragment
+
+    return fragment("counts.html.j2", total_text=plural(total, "question"), total=total, free=free)
 
 
 def words(markdown: str) -> int:
@@ -70,7 +69,7 @@ def rel(src: str, dst: str) -> str:
 
 
 def attr(text: str) -> str:
-    """Escape for an HTML attribute value."""
+    """Escape for an HTML attribute value (the theme writes the page description into one as it is)."""
     return html.escape(text, quote=True)
 
 
