@@ -42,15 +42,17 @@ def test_result_in_the_verification_store_shape(tmp_path: Path) -> None:
     ]
 
 
-def test_result_normalised_from_mapping_and_file(tmp_path: Path) -> None:
+def test_result_rendered_free_premium_and_sealed(tmp_path: Path) -> None:
     (tmp_path / "d.md").write_text("# Steps\n\nKV = 2 L H d b{=kv}\n")
     d = from_result(
         tmp_path,
         {
-            "derivation_md": "d.md",
+            "derivation": "d.md",
+            "ran_at": "2026-11-29",
             "kernels": [
-                {"name": "rmsnorm", "device": "NVIDIA H200", "ran_at": "2026-11-30T03:00:00Z", "ok": True},
-                {"name": "topk", "device": "cpu", "when": "2026-11-29", "status": "needs-gpu"},
+                {"name": "rmsnorm", "device": "cuda", "stamp": {"gpu": "NVIDIA H200"}, "ran_at": "2026-11-30T03:00:00Z",
+                 "ok": True},
+                {"name": "topk", "device": "cpu", "ok": False, "needs_gpu": True},
             ],
         },
     )

@@ -1,16 +1,18 @@
-"""Adapter to the verification store: the executed derivation and kernel stamps of a question, if any.
+"""The executed derivation and kernel stamps of a question, read from the verification store.
 
-The verification engine provides ``qbank.verify.store.latest_result(root, slug)``. This adapter reads
-its result by duck typing (attributes or mapping keys) and returns None when the store is absent,
-has no result, or the derivation file is missing, so the site builds before and without it.
+``qbank.verify.store.latest_result(root, slug)`` gives the latest run: its ``ran_at``, the path of its
+``derivation`` Markdown (None when the script wrote none) and its ``kernels`` records (``name``, ``ok``,
+``device``, ``device_name``, ``ran_at``, ``stamp``, ``frozen``, ``path``, ``expect_mismatch``, ``timing``
+and, beside an interpreter check, the signed compiled run as ``gpu``). No result: no derivation.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..verify.store import latest_result
 
 
 @dataclass(frozen=True)
@@ -36,40 +38,33 @@ class Derivation:
     verified_at: str | None = None
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return None
-
-
-def _stamp(raw: Any, result: Any) -> KernelStamp:
-    ok = _get(raw, "outcome", "status", "ok")
+def _stamp(raw: dict[str, Any], ran_at: str | None) -> KernelStamp:
+    ok = raw.get("ok")
     outcome = ("pass" if ok else "fail") if isinstance(ok, bool) else str(ok or "unknown")
-    if _get(raw, "expect_mismatch") and ok is True:
+    if raw.get("needs_gpu"):
+        outcome = "needs-gpu"
+    if raw.get("expect_mismatch") and ok is True:
         outcome = "pass (broken on purpose: differs from the reference)"
-    if _get(raw, "frozen"):
+    if raw.get("frozen"):
         outcome += " (frozen result)"
     # the engine stamps GPU runs with the GPU's name; CPU runs carry only the device class
-    stamp = _get(raw, "stamp") or {}
-    device = _get(stamp, "gpu", "gpu_name") or _get(raw, "device_name", "device", "where")
-    path = _get(raw, "path")
-    timing = _get(raw, "timing")
+    device = (raw.get("stamp") or {}).get("gpu") or raw.get("device_name") or raw.get("device")
+    path = raw.get("path")
+    timing = raw.get("timing")
     return KernelStamp(
-        name=str(_get(raw, "name") or "kernel"),
+        name=str(raw.get("name") or "kernel"),
         device=str(device or "unknown device"),
-        ran_at=str(_get(raw, "ran_at", "when", "at", "timestamp") or _get(result, "ran_at") or "unknown time"),
+        ran_at=str(raw.get("ran_at") or ran_at or "unknown time"),
         outcome=outcome,
         path=str(path) if path else None,
         timing=timing if isinstance(timing, dict) and path == "triton-compiled" else None,
     )
 
 
-def _stamps(raw: Any, result: Any) -> list[KernelStamp]:
+def _stamps(raw: dict[str, Any], ran_at: str | None) -> list[KernelStamp]:
     """One row per run: an interpreter check, and beside it the signed compiled run on a GPU, if any."""
-    out = [_stamp(raw, result)]
-    gpu = _get(raw, "gpu")
+    out = [_stamp(raw, ran_at)]
+    gpu = raw.get("gpu")
     if isinstance(gpu, dict):
         ok = gpu.get("ok")
         out.append(
@@ -85,31 +80,21 @@ def _stamps(raw: Any, result: Any) -> list[KernelStamp]:
     return out
 
 
-def from_result(root: Path, result: Any) -> Derivation:
-    """Normalise one store result: derivation Markdown read from its path, kernel stamps listed."""
-    markdown = _get(result, "derivation_markdown")
-    path = _get(result, "derivation_md", "derivation_path", "derivation", "markdown_path")
-    if markdown is None and path is not None:
-        p = Path(path)
+def from_result(root: Path, result: dict[str, Any]) -> Derivation:
+    """One store result: derivation Markdown read from its path, kernel stamps listed."""
+    markdown = None
+    if result.get("derivation"):
+        p = Path(result["derivation"])
         p = p if p.is_absolute() else root / p
         markdown = p.read_text(encoding="utf-8") if p.is_file() else None
-    raws = _get(result, "kernels", "kernel_stamps", "kernel_checks") or ()
-    kernels = tuple(s for k in raws for s in _stamps(k, result))
-    at = _get(result, "finished_at", "ran_at", "verified_at", "when")
-    return Derivation(markdown=str(markdown) if markdown is not None else None, kernels=kernels,
-                      verified_at=str(at) if at is not None else None)
+    ran_at = result.get("ran_at")
+    kernels = tuple(s for k in result.get("kernels") or () for s in _stamps(k, ran_at))
+    return Derivation(markdown=markdown, kernels=kernels, verified_at=str(ran_at) if ran_at else None)
 
 
 def latest(root: Path, slug: str) -> Derivation | None:
-    """The latest verification result of a question, or None when the store module or a result is missing."""
-    try:
-        store = importlib.import_module("qbank.verify.store")
-    except ImportError:
-        return None
-    fn = getattr(store, "latest_result", None)
-    if fn is None:
-        return None
-    result = fn(root, slug)
+    """The latest verification result of a question, or None when it has none (or nothing to show)."""
+    result = latest_result(root, slug)
     if result is None:
         return None
     derivation = from_result(root, result)
