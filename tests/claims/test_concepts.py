@@ -6,7 +6,7 @@ from pathlib import Path
 
 from qbank.claims import Declared
 from qbank.claims.concepts import block_origin, check_concepts
-from qbank.claims.lock import entries, render_lock
+from qbank.claims.lock import entries, parse_lock, render_lock, stale_problems
 from qbank.corpus import load_corpus
 
 CATALOG = "questions/_catalog/concepts.yaml"
@@ -53,7 +53,7 @@ def test_numbers_bind_and_problems_sit_at_their_place_in_the_catalog(tiny_repo: 
     unbound = [(p.path, p.line, p.col, p.code) for p in claims.problems]
     assert unbound == [(CATALOG, 10, 6 + LINE3.index("999") + 1, "claim-unbound")]
     lock = render_lock(entries([claims]))
-    assert f'{CATALOG} "80 layers" -> layers' in lock and f'{CATALOG} "160" -> double_layers' in lock
+    assert f'{CATALOG}#kv-cache "80 layers" -> layers' in lock and f'{CATALOG}#kv-cache "160" -> double_layers' in lock
 
 
 def test_an_explanation_that_binds_nothing_and_the_script_s_other_claims(tiny_repo: Path) -> None:
@@ -67,7 +67,7 @@ def test_an_explanation_that_binds_nothing_and_the_script_s_other_claims(tiny_re
     assert [(p.line, p.code) for p in claims.problems] == [(7, "concept-no-worked-number")]
 
 
-def test_occurrences_count_across_the_whole_catalog_file(tiny_repo: Path) -> None:
+def test_each_concept_is_locked_on_its_own(tiny_repo: Path) -> None:
     second = HEAD.split("\n", 1)[1].replace("kv-cache", "paging").replace("KV cache", "Paging")
     repo_with(
         tiny_repo,
@@ -80,8 +80,11 @@ def test_occurrences_count_across_the_whole_catalog_file(tiny_repo: Path) -> Non
     )
     corpus, report = load_corpus(tiny_repo)
     assert not report.errors, [p.text() for p in report.problems]
-    keys = [e.key.shown() for e in entries(check_concepts(corpus, values_for))]
-    assert keys == [f'{CATALOG} "80 layers"', f'{CATALOG} "80 layers" #2']
+    now = entries(check_concepts(corpus, values_for))
+    # an edit to one explanation never renumbers another's occurrences; problems name the real file
+    assert [e.key.shown() for e in now] == [f'{CATALOG}#kv-cache "80 layers"', f'{CATALOG}#paging "80 layers"']
+    stale = stale_problems(now, parse_lock(render_lock(now).replace("-> layers", "-> other", 1)))
+    assert [(p.path, p.line, p.code) for p in stale] == [(CATALOG, 8, "claims-lock-stale")]
 
 
 def test_worked_example_cross_checks(tiny_repo: Path) -> None:

@@ -54,6 +54,8 @@ class AnswerClaims:
     problems: list[Problem] = field(default_factory=list)
     used: set[str] = field(default_factory=set)
     verified: bool = True
+    lock_path: str = ""
+    """What ``claims.lock`` keys these numbers by, when not ``path`` (a concept: ``concepts.yaml#<slug>``)."""
 
     def summary(self) -> dict[str, int]:
         """Counts: quantities, bound, exempt, unbound (everything that fails)."""

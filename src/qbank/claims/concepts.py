@@ -95,6 +95,8 @@ def check_explanation(e: Explanation, values: list[Declared] | None) -> AnswerCl
         script_path=f"verify/{e.worked_example}.py", held=held,
     )
     result.problems = [p for p in result.problems if p.code != "claim-unused"]
+    # locked per concept, so an edit to one explanation never renumbers another's occurrences
+    result.lock_path = f"{CONCEPTS_REL}#{e.slug}"
     if values is not None and result.summary()["bound"] == 0:
         result.problems.append(
             error(

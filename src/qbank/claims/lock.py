@@ -44,6 +44,11 @@ class Key:
     text: str
     nth: int = 1
 
+    @property
+    def file(self) -> str:
+        """The file the number is in: the path without a ``#part`` (a concept of ``concepts.yaml``)."""
+        return self.path.split("#", 1)[0]
+
     def shown(self) -> str:
         """The key as the lock writes it."""
         text = json.dumps(self.text, ensure_ascii=False)
@@ -72,14 +77,14 @@ def target_of(b: Binding) -> str | None:
 def entries(answers: Iterable[AnswerClaims]) -> list[Entry]:
     """Every number of the answers with its key, in document order."""
     out: list[Entry] = []
-    # occurrences count per file: the concept explanations of one catalog file share its path
-    seen: Counter[tuple[str, str]] = Counter()
     for a in answers:
+        seen: Counter[str] = Counter()
+        path = a.lock_path or a.path
         for b in a.bindings:
             q = b.quantity
             text = " ".join(q.text.split())
-            seen[a.path, text] += 1
-            out.append(Entry(Key(a.path, text, seen[a.path, text]), q.line, q.col, target_of(b)))
+            seen[text] += 1
+            out.append(Entry(Key(path, text, seen[text]), q.line, q.col, target_of(b)))
     return out
 
 
@@ -158,7 +163,7 @@ class Change:
 
     def where(self) -> str:
         """'answers/x.md:10' (the number's line now), or 'answers/x.md' for a number no longer written."""
-        return f"{self.key.path}:{self.line}" if self.line else self.key.path
+        return f"{self.key.file}:{self.line}" if self.line else self.key.path
 
 
 def changes(current: Iterable[Entry], locked: Locked, paths: Iterable[str] | None = None) -> list[Change]:
@@ -193,7 +198,7 @@ def stale_problems(current: Iterable[Entry], locked: Locked, paths: Iterable[str
         if c.after is None:
             out.append(error(LOCK_FILE, c.lock_line, 1, "claims-lock-stale", f"{c.key.shown()}: {c.described()}{hint}"))
         else:
-            out.append(error(c.key.path, c.line, c.col, "claims-lock-stale", f"{c.described()}{hint}"))
+            out.append(error(c.key.file, c.line, c.col, "claims-lock-stale", f"{c.described()}{hint}"))
     return out
 
 
