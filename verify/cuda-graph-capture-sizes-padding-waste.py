@@ -94,7 +94,7 @@ claim("example_batch_padded_to", float(pad[int(b257) - 1]), unit="sequences")
 claim("example_batch_pad_rows", float(pad[int(b257) - 1]) - b257, unit="sequences")
 claim("first_uncaptured_batch", cap + 1, unit="sequences")
 uncaptured = claim("uncaptured_batches", int(max_num_seqs) - int(cap), unit="sequences")
-print(n_graphs, sizes[worst_i - 1: worst_i + 2], waste[worst_i].item(), float(waste.mean()))
+print(f"{n_graphs:.0f} sizes; worst batch {b_in[worst_i]:.0f} -> {p_in[worst_i]:.0f} ({waste[worst_i]:.2%}); mean {float(waste.mean()):.2%}")
 
 # %% [markdown]
 # ## What a padded row costs in a decode step
@@ -161,4 +161,4 @@ claim("spec_query_len", q_spec, unit="tokens")
 claim("max_requests_graphed_spec", cap_spec // q_spec, unit="sequences")
 claim("graph_coverage_loss", (cap - cap_spec // q_spec) / cap, unit="fraction")
 check(cap_spec // q_spec == 128, "with 3 draft tokens only 128 requests per step get a graph")
-print(uncaptured, eta_break)
+print(f"{uncaptured:.0f} batch sizes without a graph; GEMM efficiency break-even {eta_break:.2f}")
