@@ -16,6 +16,7 @@ hidden = fact("llama3_1_70b.hidden_size", "hidden_size")
 kv_tok = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv_bytes_per_token")
 given("flops_per_param", 2, unit="FLOP", source="a forward pass costs 2 FLOPs (multiply + add) per parameter per token")
 bf16 = given("bf16_bytes", 2, unit="B", source="bf16 stores 2 bytes per value")
+given("flop_factor", 2, source="2 FLOPs per multiply-add (the concept pages' formulas)")
 tp = given("tp_gpus", 8, unit="GPUs", source="example: tensor parallel over one 8-GPU HGX H100 node")
 bw = fact("h100_sxm.hbm_bandwidth", "h100_bw") * 1e12
 flops = fact("h100_sxm.bf16_dense", "h100_bf16") * 1e12

@@ -13,6 +13,7 @@ from qbank.verify import check, claim, fact, given
 params = given("params_70b", 70.55e9, unit="params", source="Llama-3.1-70B count from its config (recompute-vs-fetch script)")
 kv_tok = fact("derived.kv_bytes_per_token_llama31_70b_bf16", "kv_bytes_per_token")
 bf16 = given("bf16_bytes", 2, unit="B", source="bf16 stores 2 bytes per value")
+given("flop_factor", 2, source="2 FLOPs per multiply-add (the concept pages' formulas)")
 gpus = given("tp_gpus", 8, unit="GPUs", source="example: one 8-GPU HGX H100 node at TP8")
 flops = fact("h100_sxm.bf16_dense", "h100_bf16") * 1e12
 eta_f = given("flop_efficiency", 0.6, unit="fraction", source="the question's hypothetical: achieved share of bf16 FLOP/s in prefill")
