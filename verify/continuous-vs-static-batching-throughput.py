@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Static against continuous batching: the slot-steps, the throughput and the wait
 # Static batching admits B requests, runs until the longest finishes, then admits the next B.
-# Continuous (iteration-level) batching, introduced by Orca (Yu et al., OSDI 2022, §3), refills a slot
+# Continuous (iteration-level) batching, introduced by Orca (Yu et al., OSDI 2022), refills a slot
 # the step after its request finishes. Output lengths here are the question's hypothetical: uniform
 # on 1..1024 tokens. The decode step is priced on a derated memory roofline for Llama-3.1-8B on an
 # H100: weights once per step plus the KV of every live sequence.
