@@ -98,10 +98,12 @@ print(f"{n_graphs:.0f} sizes; worst batch {b_in[worst_i]:.0f} -> {p_in[worst_i]:
 
 # %% [markdown]
 # ## What a padded row costs in a decode step
-# Roofline of one decode step of Llama-3.1-8B (bf16) on one H100: the step reads the weights once and
-# every sequence's KV; the GEMMs cost 2 FLOPs per parameter per row. Padded rows add GEMM rows (in vLLM's
-# piecewise mode attention runs outside the graph on the real tokens: docs/design/cuda_graphs.md), but no
-# KV. Efficiencies derate the datasheet peaks because the step sits near neither peak exactly.
+# Roofline of one decode step of Llama-3.1-8B (bf16) on one H100, priced kernel by kernel: the GEMMs and
+# attention are separate kernels that run one after the other on the stream, so the weight read cannot
+# hide behind the KV read or the other way round. The GEMMs read the weights once and cost 2 FLOPs per
+# parameter per row, padded rows included: max(weight read, GEMM FLOPs). Attention reads every real
+# sequence's KV (a padded row reads none, see the answer for full graphs): memory-bound at decode.
+# Efficiencies derate the datasheet peaks.
 
 # %%
 params = given("params_8b", 8.03e9, unit="params", source="Llama-3.1-8B count from its config (memory-budget script)")
@@ -125,28 +127,43 @@ check(cap * ctx * kv_tok <= pool, "512 sequences of 512 tokens fit in the KV poo
 claim("kv_bytes_at_cap", cap * ctx * kv_tok, unit="B")
 
 
-def t_mem(b: float) -> float:
-    return (weights + b * ctx * kv_tok) / (bw * eta_mem)
+def t_gemm(rows: float) -> float:
+    """The step's GEMMs: one weight read, 2 FLOPs per parameter per row (padded rows included)."""
+    return max(weights / (bw * eta_mem), 2 * params * rows / (flops * eta_flop))
 
 
-def t_flop(rows: float) -> float:
-    return 2 * params * rows / (flops * eta_flop)
+def t_attn(b: float) -> float:
+    """Decode attention over the real sequences' KV (memory-bound at one query token per sequence)."""
+    return b * ctx * kv_tok / (bw * eta_mem)
 
 
 def step(b: float, rows: float) -> float:
-    return max(t_mem(b), t_flop(rows))
+    return t_gemm(rows) + t_attn(b)
 
 
-all_mem_bound = all(t_flop(float(pad[b - 1])) <= t_mem(b) for b in range(1, int(cap) + 1))
-check(all_mem_bound, "every batch up to 512, padded, is memory-bound: padding adds no time")
-claim("step_ms_b257", step(b257, b257) * 1e3, unit="ms")
-claim("flop_ms_b257_padded", t_flop(float(pad[int(b257) - 1])) * 1e3, unit="ms")
+ridge = claim("gemm_ridge_rows", weights / (bw * eta_mem) * flops * eta_flop / (2 * params), unit="sequences")
+claim("weights_read_ms", weights / (bw * eta_mem) * 1e3, unit="ms")
+claim("padded_row_us", 2 * params / (flops * eta_flop) * 1e6, unit="us")
+free_below = all(step(b, float(pad[b - 1])) == step(b, b) for b in range(1, int(cap) + 1) if pad[b - 1] <= ridge)
+check(free_below, "a batch padded to a size below the GEMM ridge costs exactly what the unpadded one does")
+claim("last_free_capture_size", max(s for s in sizes if s <= ridge), unit="sequences")
+p257 = float(pad[int(b257) - 1])
+claim("step_ms_b257", step(b257, p257) * 1e3, unit="ms")
+claim("gemm_ms_b257_padded", t_gemm(p257) * 1e3, unit="ms")
+claim("attn_ms_b257", t_attn(b257) * 1e3, unit="ms")
+pad_cost_257 = claim("pad_cost_ms_b257", (step(b257, p257) - step(b257, b257)) * 1e3, unit="ms")
+claim("pad_cost_share_b257", (step(b257, p257) - step(b257, b257)) / step(b257, p257), unit="fraction")
+check(pad_cost_257 > 0, "past the ridge the padded rows cost time")
 claim("step_ms_b512", step(cap, cap) * 1e3, unit="ms")
-claim("flop_ms_b512", t_flop(cap) * 1e3, unit="ms")
-claim("flop_share_at_cap", t_flop(cap) / t_mem(cap), unit="fraction")
-# sensitivity: how far can flop efficiency fall before the padded batch 512 becomes compute-bound?
-eta_break = claim("flop_efficiency_break_even", eta_flop * t_flop(cap) / t_mem(cap), unit="fraction")
-check(eta_break < eta_flop, "break-even efficiency is below the assumed one")
+claim("flop_ms_b512", t_gemm(cap) * 1e3, unit="ms")
+claim("attn_ms_b512", t_attn(cap) * 1e3, unit="ms")
+time_waste = [(step(b, float(pad[b - 1])) - step(b, b)) / step(b, float(pad[b - 1])) for b in range(1, int(cap) + 1)]
+above = [w for b, w in zip(range(1, int(cap) + 1), time_waste) if b > ridge]
+claim("mean_time_waste_above_ridge", sum(above) / len(above), unit="fraction")
+claim("max_time_waste_above_ridge", max(above), unit="fraction")
+# sensitivity: the ridge moves with the achieved GEMM efficiency, in proportion
+eta_low = given("flop_efficiency_low", 0.4, unit="fraction", source="sensitivity: a poorly tuned skinny GEMM")
+claim("gemm_ridge_rows_low_eff", weights / (bw * eta_mem) * flops * eta_low / (2 * params), unit="sequences")
 
 # %% [markdown]
 # ## Where the ladder stops: speculative decoding
@@ -161,4 +178,4 @@ claim("spec_query_len", q_spec, unit="tokens")
 claim("max_requests_graphed_spec", cap_spec // q_spec, unit="sequences")
 claim("graph_coverage_loss", (cap - cap_spec // q_spec) / cap, unit="fraction")
 check(cap_spec // q_spec == 128, "with 3 draft tokens only 128 requests per step get a graph")
-print(f"{uncaptured:.0f} batch sizes without a graph; GEMM efficiency break-even {eta_break:.2f}")
+print(f"{uncaptured:.0f} batch sizes without a graph; GEMM ridge at {ridge:.0f} rows")
