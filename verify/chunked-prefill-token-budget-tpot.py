@@ -2,9 +2,10 @@
 # # Chunked prefill: what the token budget does to TPOT and to TTFT
 # vLLM V1 schedules the running (decode) requests first and fills the rest of the step's token budget
 # (max_num_batched_tokens) with prefill chunks. One step's time is priced on a derated roofline per GPU
-# of Llama-3.1-70B at TP8 on an H100 node: memory = weights + the decode batch's KV + the chunk's prefix
-# KV; compute = 2 FLOPs per parameter per token + the chunk's attention FLOPs. max() of the two is
-# optimistic near the ridge, where a mixed step sits; TP all-reduces are left out (they add to both).
+# of Llama-3.1-70B at TP8 on an H100 node, kernel by kernel: the GEMMs (one weight read; 2 FLOPs per
+# parameter per token) and attention (the decode batch's KV and the chunk's prefix KV; the decodes' and
+# the chunk's attention FLOPs) run one after the other, so their times add, each at max(bytes, FLOPs).
+# Taking each kernel at its derated roof is optimistic; TP all-reduces are left out (they add to both).
 
 # %%
 from qbank.verify import check, claim, fact, given
@@ -41,26 +42,33 @@ pool_gpu = claim("kv_pool_per_gpu", total_mem * util - w_gpu - reserve, unit="B"
 check(kv_dec_gpu + prompt * kv_tok / tp <= pool_gpu, "the decode batch and the long prompt's KV fit in the pool")
 
 
-def step(chunk: int, prefix: int) -> tuple[float, float]:
-    """(memory seconds, compute seconds) per GPU for one step: the decode batch plus a chunk at prefix."""
-    mem = (w_gpu + kv_dec_gpu + (prefix + chunk) * kv_tok / tp) / (bw * eta_m)
-    linear = 2 * params / tp * (decodes + chunk)
-    # chunk tokens at positions prefix..prefix+chunk-1 attend to all earlier ones: QK^T and PV, 2 FLOPs each
-    attn = 4 * layers * hidden / tp * (chunk * prefix + chunk * (chunk + 1) / 2)
-    return mem, (linear + attn) / (flops * eta_f)
+def gemm_s(chunk: int) -> tuple[float, float]:
+    """(weight-read seconds, GEMM FLOP seconds) per GPU: the decode tokens plus the chunk's tokens."""
+    return w_gpu / (bw * eta_m), 2 * params / tp * (decodes + chunk) / (flops * eta_f)
+
+
+def attn_s(chunk: int, prefix: int) -> float:
+    """Attention per GPU: reads the decode batch's KV and the chunk's prefix KV; FLOPs of the decodes
+    (one query each over its context) and of the chunk (positions prefix..prefix+chunk-1 over all
+    earlier ones): QK^T and PV, 2 FLOPs per multiply-add each."""
+    mem = (kv_dec_gpu + (prefix + chunk) * kv_tok / tp) / (bw * eta_m)
+    fl = 4 * layers * hidden / tp * (decodes * ctx + chunk * prefix + chunk * (chunk + 1) / 2)
+    return max(mem, fl / (flops * eta_f))
 
 
 def step_s(chunk: int, prefix: int) -> float:
-    return max(step(chunk, prefix))
+    return max(gemm_s(chunk)) + attn_s(chunk, prefix)
 
 
 t_decode = step_s(0, 0)
 claim("decode_only_step_ms", t_decode * 1e3, unit="ms")
-mem0, comp0 = step(0, 0)
+w_read, comp0 = gemm_s(0)
+claim("weight_read_ms", w_read * 1e3, unit="ms")
 claim("decode_only_compute_ms", comp0 * 1e3, unit="ms")
-# the chunk that fills the compute slack of a memory-bound decode step, at prefix 0
-free = claim("free_chunk_tokens", (mem0 * flops * eta_f) / (2 * params / tp) - decodes, unit="tokens")
-check(free > 0, "the decode step has compute slack")
+claim("decode_attention_ms", attn_s(0, 0) * 1e3, unit="ms")
+# the chunk that fills the GEMMs' compute slack under their weight read
+free = claim("free_chunk_tokens", (w_read * flops * eta_f) / (2 * params / tp) - decodes, unit="tokens")
+check(free > 0, "the decode step's GEMMs have compute slack")
 
 # %% [markdown]
 # ## The sweep: the same 32k-token prompt, four budgets
@@ -83,6 +91,7 @@ for budget in (512, 2048, 8192, 16384):
     print(budget, f"TTFT {t:.2f} s, worst TPOT {worst * 1e3:.1f} ms over {n} steps")
 check(rows[512][0] > rows[8192][0], "small chunks lengthen TTFT")
 check(rows[8192][1] > 10 * t_decode, "the default budget stalls decodes for over ten decode steps' time")
+claim("chunk_budget_512", 512 - decodes, unit="tokens")
 claim("ttft_rise_512_vs_8192", rows[512][0] / rows[8192][0] - 1, unit="fraction")
 claim("ttft_rise_2048_vs_8192", rows[2048][0] / rows[8192][0] - 1, unit="fraction")
 claim("tpot_ratio_8192_vs_decode", rows[8192][1] / t_decode, unit="x")
