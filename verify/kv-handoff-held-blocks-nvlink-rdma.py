@@ -63,12 +63,19 @@ t_nic = claim("transfer_ms_nic", per_rank / nic_bps * 1e3, unit="ms")
 t_nvl = claim("transfer_ms_nvlink", per_rank / nvl_bps * 1e3, unit="ms")
 claim("nvlink_over_nic", t_nic / t_nvl, unit="x")
 blocks = claim("blocks_per_prompt", prompt / block, unit="blocks")
-region = claim("region_bytes", block * (kv_heads / tp) * head_dim * 2 * bf16, unit="B")
-regions = claim("regions_per_rank", blocks * layers, unit="blocks")
+# NixlConnector registers K and V as separate regions unless the backend is MLA, Pallas or FlashInfer
+# (github:vllm-project/vllm nixl_connector.py register_kv_caches: 'split_k_and_v = not (self.use_mla or
+# self._use_pallas or self._use_flashinfer)'): on FlashAttention, the H100 default for Llama, a block of
+# one layer is two regions, K and V; on FlashInfer one region holding both.
+block_kv = block * (kv_heads / tp) * head_dim * 2 * bf16  # K and V of one block, one layer, one rank
+region = claim("region_bytes", block_kv / 2, unit="B")
+claim("region_bytes_flashinfer", block_kv, unit="B")
+regions = claim("regions_per_rank", blocks * layers * 2, unit="blocks")
+claim("regions_per_rank_flashinfer", blocks * layers, unit="blocks")
 claim("regions_cross_layer", blocks, unit="blocks")
 claim("ops_reduction", regions / blocks, unit="x")
 given("prefill_service_s", 0.1264, unit="s", source="prefill-decode-ratio-from-slos: a 4,096-token prompt's prefill at TP8")
-claim("cross_layer_region_bytes", region * layers, unit="B")
+claim("cross_layer_region_bytes", block_kv * layers, unit="B")
 claim("region_wire_us_nic", region / nic_bps * 1e6, unit="us")
 claim("region_wire_us_nvlink", region / nvl_bps * 1e6, unit="us")
 check(abs(regions * region - per_rank) < 1, "the regions add up to the rank's KV")
