@@ -7,6 +7,7 @@
 # (Zhong et al., OSDI 2024): the request rate served with both targets met, per GPU.
 
 # %%
+import math
 import random
 
 from qbank.verify import check, claim, fact, given
@@ -73,13 +74,18 @@ def decode_batch(prompt: float, out: float) -> tuple[int, float, str]:
     b_pool = int(pool_gpu // per_seq)
     b_tpot = 0
     for b in range(1, 4096):
-        mem = (w_gpu + b * per_seq) / (bw * eta_m)
-        comp = 2 * params / tp * b / (flops * eta_f)
-        if max(mem, comp) * 1e3 <= tpot_slo:
+        if decode_step_s(b, per_seq) * 1e3 <= tpot_slo:
             b_tpot = b
     b = min(b_pool, b_tpot)
-    step = max((w_gpu + b * per_seq) / (bw * eta_m), 2 * params / tp * b / (flops * eta_f))
-    return b, step, "pool" if b_pool <= b_tpot else "TPOT"
+    return b, decode_step_s(b, per_seq), "pool" if b_pool <= b_tpot else "TPOT"
+
+
+def decode_step_s(b: int, per_seq: float) -> float:
+    """One decode step per GPU, kernel by kernel: the GEMMs (weight read or FLOPs, whichever is longer),
+    then attention over the batch's KV (memory-bound at one query token per sequence); the two are
+    separate kernels, so their times add."""
+    gemm = max(w_gpu / (bw * eta_m), 2 * params / tp * b / (flops * eta_f))
+    return gemm + b * per_seq / (bw * eta_m)
 
 
 # %% [markdown]
@@ -127,6 +133,9 @@ chat = res["chat"]
 claim("chat_prefill_need", chat["p_need"], unit="instances")
 claim("chat_decode_need", chat["d_need"], unit="instances")
 claim("chat_gpus", (chat["p_int"] + chat["d_int"]) * tp, unit="GPUs")
+claim("chat_need_total", chat["p_need"] + chat["d_need"], unit="instances")
+claim("chat_pooled_nodes", math.ceil(chat["p_need"] + chat["d_need"]), unit="nodes")
+claim("chat_split_nodes", chat["p_int"] + chat["d_int"], unit="nodes")
 claim("chat_idle_fraction", 1 - (chat["p_need"] + chat["d_need"]) / (chat["p_int"] + chat["d_int"]), unit="fraction")
 claim("ratio_swing", ratios["rag"][0] / ratios["chat"][0], unit="x")
 
