@@ -118,9 +118,9 @@ def decode_node_rate(tp: int) -> tuple[float, int]:
     per_seq = mean_ctx * kv_tok / tp
     b = 0
     for k in range(1, 4096):
-        mem = (w + k * per_seq) / (bw * eta_m)
-        comp = 2 * params / tp * k / (flops * eta_f)
-        if max(mem, comp) * 1e3 <= tpot and k * per_seq <= pool:
+        # kernel by kernel: the GEMMs (weight read or FLOPs), then attention's KV read; their times add
+        gemm = max(w / (bw * eta_m), 2 * params / tp * k / (flops * eta_f))
+        if (gemm + k * per_seq / (bw * eta_m)) * 1e3 <= tpot and k * per_seq <= pool:
             b = k
     return (gpus / tp) * b / (tpot / 1e3 * out), b
 
