@@ -45,6 +45,8 @@ computed = claim("prefill_computed_tokens_per_node_s", pf_rate * (1 - hit / inp)
 claim("miss_share", 1 - hit / inp, unit="fraction")
 claim("computed_over_decode", computed / dc_rate, unit="x")
 claim("no_cache_factor", 1 / (1 - hit / inp), unit="x")
+claim("prefill_nodes_no_cache", pf_nodes / (1 - hit / inp), unit="nodes")
+claim("prefill_nodes_saved_by_cache", pf_nodes / (1 - hit / inp) - pf_nodes, unit="nodes")
 check(dc_rate < computed < pf_rate, "per node, computed prefill tokens still outnumber decoded tokens")
 claim("peak_over_avg", peak_nodes / avg_nodes, unit="x")
 
@@ -86,6 +88,7 @@ claim("decode_expert_bytes_per_gpu", (dc_per_gpu + 1) * moe_layers * expert_byte
 claim("prefill_expert_bytes_per_gpu", (pf_per_gpu + 1) * moe_layers * expert_bytes, unit="B")
 claim("flop_per_byte_expert", 2 * tok_per_expert / fp8, unit="x")
 kv_gpu = claim("decode_kv_bytes_per_gpu", seqs_gpu * kv_len * kv_tok, unit="B")
+claim("decode_kv_bytes_per_gpu_fp8", kv_gpu * fp8 / 2, unit="B")  # the bf16 latent (2 bytes) stored in 1 byte
 print(pf_nodes, dc_nodes, tot, seqs_gpu, tok_per_expert, kv_gpu / 1e9)
 
 # %% [markdown]
