@@ -81,9 +81,9 @@ def decode_batch(prompt: float, out: float) -> tuple[int, float, str]:
 
 
 def decode_step_s(b: int, per_seq: float) -> float:
-    """One decode step per GPU, kernel by kernel: the GEMMs (weight read or FLOPs, whichever is longer),
-    then attention over the batch's KV (memory-bound at one query token per sequence); the two are
-    separate kernels, so their times add."""
+    """Seconds per decode step per GPU. GEMM time = max(weight bytes / BW, FLOPs / F); attention time =
+    the batch's KV bytes / BW (one query token per sequence keeps it memory-bound). Different kernels
+    on one stream: add them."""
     gemm = max(w_gpu / (bw * eta_m), 2 * params / tp * b / (flops * eta_f))
     return gemm + b * per_seq / (bw * eta_m)
 
