@@ -97,12 +97,8 @@ cap_pool = claim("cap_at_pool", max(s for s in ladder if s <= b_pool_mean), unit
 claim("step_ms_cap_pool_decode_only", step_ms(cap_pool), unit="ms")
 check(step_ms(cap_pool) <= tpot, "a decode-only step at the pool's cap meets the target")
 claim("step_ms_cap_pool_with_prompts", step_ms(cap_pool, cap_pool * ppd), unit="ms")
-# with that cap, the budget that keeps a prompt-bearing step within the target, and the batch it sustains
-budget_256 = max(t for t in range(int(cap_pool), 65536) if step_ms(cap_pool, t - cap_pool) <= tpot)
-claim("budget_for_tpot_at_pool_cap", budget_256, unit="tokens")
-claim("prefill_tokens_per_step_at_pool_cap", budget_256 - cap_pool, unit="tokens")
-lam_256 = claim("arrivals_prefill_limit_at_pool_cap", (budget_256 - cap_pool) / (tpot / 1e3) / prompt, unit="requests")
-claim("batch_sustained_at_pool_cap", lam_256 * out * tpot / 1e3, unit="sequences")
+claim("prompt_tokens_at_pool_cap", cap_pool * ppd, unit="tokens")
+check(cap_pool > b_bal, "a batch at the pool's cap cannot meet the target while it feeds itself")
 
 # %% [markdown]
 # ## The default budget: one step with a full 8,192-token slice of prompts
