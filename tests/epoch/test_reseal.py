@@ -85,3 +85,29 @@ def test_a_tampered_build_file_is_refused_and_nothing_is_written(env: tuple[Path
     with pytest.raises(KeyslotError, match="fails authentication"):
         run_keyslots(root / "site", sealed, load_identity_text(key.read_text("ascii"), "id"), str(ledger), TODAY)
     assert site_files(root / "site") == before
+
+
+def test_the_step_run_again_on_its_own_output_changes_nothing(env: tuple[Path, Path, Path, Path]) -> None:
+    root, ledger, key, _pub = env
+    first = deploy(env, PAGES)
+    epoch = json.loads(first["qbank-build.json"])["release"]
+    identity = load_identity_text(key.read_text("ascii"), "id")
+    run_keyslots(root / "site", root / ".qbank/release" / f"{epoch}.sealed.json", identity, str(ledger), TODAY)
+    assert changed(first, site_files(root / "site")) == set()
+
+
+def test_a_revocation_re_keys_a_site_already_under_an_epoch_without_a_build(
+    env: tuple[Path, Path, Path, Path],
+) -> None:
+    root, ledger, key, _pub = env
+    first = deploy(env, PAGES)
+    epoch = json.loads(first["qbank-build.json"])["release"]
+    with open_ledger(ledger) as book:
+        (lic,) = book.licenses()
+        book.revoke(lic.identifier, "refund")
+    identity = load_identity_text(key.read_text("ascii"), "id")
+    slots = run_keyslots(root / "site", root / ".qbank/release" / f"{epoch}.sealed.json", identity, str(ledger), TODAY)
+    assert slots.rekeyed and slots.release_id != epoch
+    now = site_files(root / "site")
+    assert not [p for p, b in now.items() if epoch.encode() in b]  # nothing names the old epoch
+    assert {p for p in now if p.startswith("assets/premium/")}.isdisjoint(first)

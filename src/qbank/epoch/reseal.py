@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,9 +26,10 @@ from cryptography.exceptions import InvalidTag
 
 from ..paywall.release import FORMAT as BUILD_FORMAT
 from ..paywall.release import b64, open_fragment, unb64
-from .sections import FORMAT, SealedSection, seal_section
+from .sections import FORMAT, SealedSection, open_section, seal_section
 
 PREMIUM_DIR = "assets/premium"
+SLOT_DIR = "assets/keyslots"
 BUILD_INFO = "qbank-build.json"
 FILE_ATTR = re.compile(r'data-qb-file="([0-9a-f]{20}\.json)"')
 
@@ -65,12 +67,16 @@ def reseal_body(raw: bytes, build_key: bytes, build_id: str, epoch_key: bytes, e
     """One build ciphertext file sealed again under the epoch (pure)."""
     try:
         doc = json.loads(raw)
-        if doc.get("v") != BUILD_FORMAT or doc.get("release") != build_id:
+        if doc.get("v") not in (BUILD_FORMAT, FORMAT) or doc.get("release") != build_id:
             raise ResealError(f"{where}: not a ciphertext file of build {build_id}")
         page = str(doc["page"])
         out: dict[str, SealedSection] = {}
         for section, sec in doc["sections"].items():
-            plain = open_fragment(build_key, unb64(sec["n"]), unb64(sec["c"]), page, section)
+            if doc["v"] == FORMAT:  # a site already under an epoch (the step run again, or a re-key without a build)
+                sealed = SealedSection(sec["d"], unb64(sec["n"]), unb64(sec["c"]))
+                plain = open_section(build_key, page, section, sealed)
+            else:
+                plain = open_fragment(build_key, unb64(sec["n"]), unb64(sec["c"]), page, section)
             out[section] = seal_section(epoch_key, page, section, plain)
     except InvalidTag:
         raise ResealError(f"{where}: a section fails authentication under the build's key") from None
@@ -93,6 +99,9 @@ def rewrite_page(text: str, renamed: dict[str, str], build_id: str, epoch_id: st
 
 def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, epoch_id: str) -> Resealed:
     """Move every premium file and page of a built site from the build's key to the epoch's.
+
+    The "build" may also be an earlier epoch (``build_key`` its key): the step run again on its own output
+    gives the same bytes, and a re-key without a new build moves the site to the new epoch.
 
     All new bytes are computed first; files are written only when every one of them was computed.
     """
@@ -124,8 +133,11 @@ def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, e
     for page, text in pages.items():
         page.write_text(text, "utf-8")
     info_path.write_text(json.dumps(info, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    stale_slots = site / SLOT_DIR / build_id
+    if build_id != epoch_id and stale_slots.is_dir():  # an earlier epoch's slots: the bucket keeps them in grace
+        shutil.rmtree(stale_slots)
     needle = build_id.encode()
     left = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and needle in p.read_bytes()]
-    if left:
+    if left and build_id != epoch_id:
         raise ResealError(f"{left[0]} still names the build's release {build_id} after the reseal")
     return Resealed(renamed, len(pages), sections)
