@@ -103,15 +103,17 @@ def measure(base: str, first: str, typical: str, following: str) -> dict[str, An
     return out
 
 
-def run(n: int, tmp: Path) -> dict[str, Any]:
-    """Generate, build, serve, search in Chromium."""
-    root, site = tmp / "repo", tmp / "site"
-    write_corpus(root, n)
-    complete_corpus(root)
-    _key, pub, _ = keygen(tmp / "deploy-env" / "identity.key")
-    os.environ["QBANK_RELEASE_RECIPIENT"] = str(pub)
+def run(n: int, tmp: Path, built: Path | None = None) -> dict[str, Any]:
+    """Generate, build, serve, search in Chromium (``built``: measure a site built earlier with ``--keep``)."""
+    root, site = tmp / "repo", built or tmp / "site"
     t0 = time.perf_counter()
-    mkdocs_build(root, site)
+    if built is None:
+        write_corpus(root, n)
+        complete_corpus(root)
+        _key, pub, _ = keygen(tmp / "deploy-env" / "identity.key")
+        os.environ["QBANK_RELEASE_RECIPIENT"] = str(pub)
+        t0 = time.perf_counter()
+        mkdocs_build(root, site)
     build_s = time.perf_counter() - t0
     pf = site / "pagefind"
     index = [f for f in pf.rglob("*") if f.is_file()]
@@ -141,8 +143,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="bytes a search fetches in Chromium, at N questions")
     parser.add_argument("--n", type=int, default=5000, help="number of questions (default 5000)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--site", type=Path, default=None, help="measure this site (built by a --keep run of --n)")
     args = parser.parse_args()
-    return print_figures("qbank-search-bench-", args.keep, lambda tmp: run(args.n, tmp))
+    return print_figures("qbank-search-bench-", args.keep, lambda tmp: run(args.n, tmp, args.site))
 
 
 if __name__ == "__main__":
