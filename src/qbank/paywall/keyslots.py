@@ -198,7 +198,9 @@ def run_keyslots(
     slots = Slots(state.epoch_id, sealed.site_url, files, len(active), len(ended), reason, done.sections)
     write(site, slots)
     kept = sealed_path.parent / f"{state.epoch_id}.sealed.json"
-    kept.write_bytes(state.sealed.to_json())
+    fd = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(state.sealed.to_json())
     if kept.resolve() != sealed_path.resolve():
         sealed_path.unlink()  # nothing in the site is under the build's key any more
     epoch_store.save(location, state, endpoint_url)
