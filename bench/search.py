@@ -106,6 +106,7 @@ def measure(base: str, first: str, typical: str, following: str) -> dict[str, An
 def run(n: int, tmp: Path, built: Path | None = None) -> dict[str, Any]:
     """Generate, build, serve, search in Chromium (``built``: measure a site built earlier with ``--keep``)."""
     root, site = tmp / "repo", built or tmp / "site"
+    load_start = load_average()
     t0 = time.perf_counter()
     if built is None:
         write_corpus(root, n)
@@ -123,7 +124,7 @@ def run(n: int, tmp: Path, built: Path | None = None) -> dict[str, Any]:
         figures = measure(base, f"Question {last}", "prefill bandwidth", "expert router")
     return {
         "questions": n,
-        "load_average_start": load_average(),
+        "load_average_start": load_start,
         "build_s": round(build_s, 1),
         "pagefind_files": len(index),
         "pagefind_index_chunks": len(list((pf / "index").glob("*.pf_index"))),
