@@ -1,7 +1,8 @@
 /* qbank paywall: premium sections unlocked in the browser with a license key and WebCrypto.
  *
  * Formats mirror src/qbank/paywall (keys.py, release.py, slots.py, encrypt.py); change them together.
- * Keyslots live at assets/keyslots/<release id>/<shard>.json, written by the deploy job, not the build.
+ * Keyslots live at assets/keyslots/<epoch id>/<shard>.json, written by the deploy job, not the build; they
+ * wrap the epoch key, from which each premium section's own key is derived (src/qbank/epoch/sections.py).
  * The printed key is never stored: it derives (HKDF-SHA-256) a public identifier and a
  * key-encryption key, and only those are kept on the device, the key-encryption key as a
  * non-extractable CryptoKey in IndexedDB, so no script can read its bytes back out.
@@ -146,7 +147,21 @@
     if (status.until && new Date().toISOString().slice(0, 10) >= status.until) {
       throw new PaywallError("expired", MSG.expired(status.until));
     }
-    return { id: releaseId, key, until: status.until };
+    // the same key as an HKDF base: each section's content key is derived from it (epoch/sections.py)
+    let base;
+    try {
+      base = await crypto.subtle.unwrapKey("raw", unb64(entry[0]), cred.kek, "AES-KW", "HKDF", false, ["deriveKey"]);
+    } catch { throw new PaywallError("tampered", MSG.tampered()); }
+    return { id: releaseId, key, base, until: status.until };
+  }
+
+  // A section's content key: HKDF-SHA-256 of the epoch key over the page, the section and its digest
+  // (epoch/sections.py); one key per version of a section, so an edit never reuses one.
+  function sectionKey(release, path, section, d) {
+    if (typeof d !== "string" || !/^[0-9a-f]{32}$/.test(d)) throw new PaywallError("tampered", MSG.tampered());
+    const params = { name: "HKDF", hash: "SHA-256", salt: enc.encode("qbank/epoch/v1"),
+                     info: enc.encode(`qbank/section|${path}|${section}|${d}`) };
+    return crypto.subtle.deriveKey(params, release.base, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);
   }
 
   // ---- the page ----
@@ -166,8 +181,8 @@
       if (!sec) throw new PaywallError("tampered", MSG.tampered());
       try {
         const plain = await crypto.subtle.decrypt(
-          { name: "AES-GCM", iv: unb64(sec.n), additionalData: enc.encode(`qbank/v1|${path}|${section}`) },
-          release.key, unb64(sec.c));
+          { name: "AES-GCM", iv: unb64(sec.n), additionalData: enc.encode(`qbank/v2|${path}|${section}|${sec.d}`) },
+          await sectionKey(release, path, section, sec.d), unb64(sec.c));
         opened.push([spot, new TextDecoder().decode(plain)]);
       } catch { throw new PaywallError("tampered", MSG.tampered()); }
     }

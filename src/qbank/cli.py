@@ -533,13 +533,18 @@ def cmd_paywall_keyslots(args: argparse.Namespace) -> int:
     from .paywall.keyslots import KeyslotError, run_keyslots
     identity = _identity()
     today = _date(args.today) if args.today else dt.date.today()
+    if args.epoch_max_days < 1:
+        raise UsageError("--epoch-max-days must be at least 1")
     try:
         slots = run_keyslots(Path(args.site).resolve(), Path(args.release), identity, args.ledger, today,
-                             endpoint_url=args.endpoint_url, block=args.block)
-    except KeyslotError as exc:
+                             endpoint_url=args.endpoint_url, block=args.block, epoch=args.epoch,
+                             max_age=dt.timedelta(days=args.epoch_max_days))
+    except (KeyslotError, ValueError) as exc:
         sys.stderr.write(f"qbank: error: keyslots: {exc}\n")
         return EXIT_CONTENT
     size = sum(len(b) for b in slots.files.values())
+    said = f"new epoch ({slots.rekeyed})" if slots.rekeyed else "epoch continues"
+    print(f"keyslots: epoch {slots.release_id}: {said}; {slots.sections} premium sections sealed under it")
     print(f"keyslots: release {slots.release_id}, {len(slots.files)} shard files ({size} B) under "
           f"assets/keyslots/{slots.release_id}/: {slots.active} licenses open it, {slots.ended} ended")
     return EXIT_OK
@@ -872,6 +877,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ledger", required=True, metavar="LOCATION", help="the license ledger (path or s3://)")
     p.add_argument("--endpoint-url", default=None, help="S3 endpoint of a bucket ledger")
     p.add_argument("--today", default=None, help="the day licenses are judged on (default: today)")
+    p.add_argument("--epoch", default=None, metavar="LOCATION",
+                   help="the epoch's record (path or s3://private-bucket/key; default: epoch.json beside --release)")
+    p.add_argument("--epoch-max-days", type=int, default=30,
+                   help="begin a new epoch when the current one is this old (default 30)")
     p.add_argument("--block", type=int, default=16, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_paywall_keyslots)
     p = psub.add_parser("refresh", parents=[common], help="scheduled: upload the live release's changed keyslots")

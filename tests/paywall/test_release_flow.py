@@ -133,6 +133,8 @@ def test_build_keyslots_deploy_refresh_revoke_in_chromium(
     sealed = sealed_release(root)
     run("paywall", "keyslots", "--site", str(root / "site"), "--release", str(sealed), "--ledger", str(ledger),
         env=identity.env)
+    assert not sealed.exists()  # the build's key is consumed: the site is sealed under the epoch now
+    sealed = sealed_release(root)
     deploy = ["deploy", "--root", str(root), "--target", public, *endpoint, "--release", str(sealed)]
     # refusals first: nothing reaches either bucket
     said = run(*deploy, "--private", private, "--site-url", "https://qbank.example/", code=1)

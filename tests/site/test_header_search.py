@@ -16,10 +16,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("si
 
 def test_header_search_finds_labelled_results(site: Path) -> None:
     sync_playwright = playwright_or_skip()
+    from playwright.sync_api import expect
     with serve(site) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 390, "height": 844})
+            fetched: list[str] = []
+            page.on("request", lambda r: fetched.append(r.url))
             page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
             page.fill("#qb-header-q", "paged")
             page.keyboard.press("Enter")
@@ -33,5 +36,14 @@ def test_header_search_finds_labelled_results(site: Path) -> None:
             assert "Question" in labels and "Concept" in labels, hits
             assert labels <= {"Question", "Topic", "Concept", "Company", "Page"}, hits
             assert page.locator(".pagefind-ui__search-input").input_value() == "paged"
+            # the search runs on Pagefind's API: neither its packaged UI nor the filter index it loads at start
+            # (a quarter of a first query's bytes at 5,000 questions, bench/search.py)
+            pagefind = [u.rsplit("/", 1)[-1] for u in fetched if "/pagefind/" in u]
+            assert "pagefind.js" in pagefind and any(u.endswith(".pf_index") for u in pagefind), pagefind
+            assert not [u for u in pagefind if u.startswith("pagefind-ui") or u.endswith(".pf_filter")], pagefind
+            # the next query, typed into the page's own field, replaces the results
+            page.fill(".pagefind-ui__search-input", "fp8")
+            expect(page.locator(".pagefind-ui__message")).to_contain_text("for fp8")
+            assert "q=fp8" in page.url
         finally:
             browser.close()

@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 
 from cryptography.exceptions import InvalidTag
 
+from ..epoch.sections import FORMAT as SECTION_FORMAT
+from ..epoch.sections import SealedSection, open_section
 from .keys import derive, parse_key
 from .release import open_fragment, unb64
 from .slots import open_entry, shard_of, shard_path
@@ -93,7 +95,11 @@ def decrypt_page(site: Path, url: str, key: str, base_path: str = "/") -> list[O
             raise DecryptError("stale", "the page and its ciphertext belong to different releases")
         sec = body["sections"][m.group("section")]
         try:
-            plain = open_fragment(release_key, unb64(sec["n"]), unb64(sec["c"]), path, m.group("section"))
+            if body.get("v") == SECTION_FORMAT:
+                sealed = SealedSection(str(sec["d"]), unb64(sec["n"]), unb64(sec["c"]))
+                plain = open_section(release_key, path, m.group("section"), sealed)
+            else:
+                plain = open_fragment(release_key, unb64(sec["n"]), unb64(sec["c"]), path, m.group("section"))
         except InvalidTag as exc:
             raise DecryptError("tampered", f"section {m.group('section')} fails authentication") from exc
         out.append(Opened(m.group("section"), html.unescape(re.sub(r"<[^>]*>", "", m.group("heading"))), plain))

@@ -143,14 +143,15 @@ def placeholder(
     ]
     if summary:
         lines.append(f'<p class="qb-locked__summary">{html.escape(summary)}</p>')
-    lines.append(f'<p class="qb-locked__meta">Premium section · about {words} words</p>')
+    # the same words on every locked section stay out of the search index (data-pagefind-ignore)
+    lines.append(f'<p class="qb-locked__meta" data-pagefind-ignore="all">Premium section · about {words} words</p>')
     if first:
         lines.append(
-            '<p class="qb-locked__actions"><button type="button" class="md-button md-button--primary qb-unlock-open"'
-            f' hidden>Unlock with your key</button> <a class="md-button" href="{html.escape(buy_url)}">Get a key</a>'
-            "</p>"
+            '<p class="qb-locked__actions" data-pagefind-ignore="all"><button type="button" '
+            'class="md-button md-button--primary qb-unlock-open" hidden>Unlock with your key</button> '
+            f'<a class="md-button" href="{html.escape(buy_url)}">Get a key</a></p>'
         )
-    lines.append('<p class="qb-locked__status" role="status" aria-live="polite"></p>')
+    lines.append('<p class="qb-locked__status" role="status" aria-live="polite" data-pagefind-ignore="all"></p>')
     lines.append("</section>")
     return "\n".join(lines)
 

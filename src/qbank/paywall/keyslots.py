@@ -1,8 +1,12 @@
-"""The deploy job's keyslot step: unseal the release key, read the ledger, write the slots. No content code.
+"""The deploy job's keyslot step: unseal the build's key, read the ledger, move the site to the epoch, write
+the slots. No content code.
 
 This module imports neither mkdocs nor the renderer nor the verifier: it runs where the ledger and the
 release identity are, and only there. What it reads: a built site's ``qbank-build.json`` (release id and
-site URL), the sealed release, the ledger. What it writes: ``assets/keyslots/<release_id>/*.json``.
+site URL), the build's sealed release, the ledger, the epoch's record (``qbank.epoch``). What it writes:
+the site's premium files and pages sealed again under the epoch key (``epoch.reseal``), the epoch's
+``assets/keyslots/<epoch id>/*.json``, the epoch's sealed key next to the build's (which it replaces: the
+site no longer holds anything under the build's key) and the epoch's record.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -20,8 +25,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from ..epoch import store as epoch_store
+from ..epoch.reseal import ResealError, reseal_site
+from ..epoch.state import MAX_AGE, EpochError, EpochState, rekey_reason
 from .ledger import Ledger
-from .recipient import SealedRelease, SealError, unseal
+from .recipient import SealedRelease, SealError, seal, unseal
 from .slots import BLOCK, Active, Ended, keyslot_files, slot_dir
 
 BUILD_INFO = "qbank-build.json"  # the same name as site.BUILD_INFO (site.py imports mkdocs-side code)
@@ -40,6 +48,8 @@ class Slots:
     files: dict[str, bytes]
     active: int
     ended: int
+    rekeyed: str | None = None  # why a new epoch began with this run (None: the epoch continued)
+    sections: int = 0  # premium sections sealed under the epoch
 
 
 def ledger_at(location: str, endpoint_url: str | None = None) -> AbstractContextManager[Ledger]:
@@ -130,6 +140,27 @@ def write(site: Path, slots: Slots) -> Path:
     return target
 
 
+def epoch_location(sealed_path: Path) -> str:
+    """Where the epoch's record is kept when no ``--epoch`` is given: beside the sealed release."""
+    return str(sealed_path.parent / "epoch.json")
+
+
+def open_epoch(
+    state: EpochState | None, identity: X25519PrivateKey, readers: frozenset[str], site_url: str, today: dt.date,
+    max_age: dt.timedelta,
+) -> tuple[EpochState, bytes, str | None]:
+    """The epoch this deploy seals under (the recorded one, or a new one and why) and its key."""
+    reason = rekey_reason(state, readers, site_url, today, max_age)
+    if reason is None and state is not None:
+        try:
+            key = unseal(state.sealed, identity)
+        except SealError as exc:
+            raise KeyslotError(f"the epoch record's key: {exc}") from None
+        return EpochState(state.epoch_id, state.began, state.sealed, state.readers | readers), key, None
+    key, epoch_id = secrets.token_bytes(32), secrets.token_hex(8)
+    return EpochState(epoch_id, today, seal(key, epoch_id, site_url, identity.public_key()), readers), key, reason
+
+
 def run_keyslots(
     site: Path,
     sealed_path: Path,
@@ -139,14 +170,40 @@ def run_keyslots(
     *,
     endpoint_url: str | None = None,
     block: int = BLOCK,
+    epoch: str | None = None,
+    max_age: dt.timedelta = MAX_AGE,
 ) -> Slots:
-    """The whole step: check the inputs belong together, read the ledger, write the slots."""
+    """The whole step: check the inputs belong together, read the ledger, open (or begin) the epoch, seal the
+    site's premium sections under it, write its slots, keep its sealed key and record."""
     info = build_info(site)
     sealed = load_sealed(sealed_path)
     check_matches(info, sealed, str(site / BUILD_INFO))
     active, ended = read_licenses(ledger, today, endpoint_url)
-    slots = compute(sealed, identity, active, ended, block)
+    try:
+        build_key = unseal(sealed, identity)
+    except SealError as exc:
+        raise KeyslotError(str(exc)) from None
+    location = epoch or epoch_location(sealed_path)
+    try:
+        previous = epoch_store.load(location, endpoint_url)
+    except EpochError as exc:
+        raise KeyslotError(str(exc)) from None
+    readers = frozenset(a.identifier for a in active)
+    state, key, reason = open_epoch(previous, identity, readers, sealed.site_url, today, max_age)
+    try:
+        done = reseal_site(site, build_key, sealed.release_id, key, state.epoch_id)
+    except ResealError as exc:
+        raise KeyslotError(str(exc)) from None
+    files = keyslot_files(key, state.epoch_id, active, ended, block)
+    slots = Slots(state.epoch_id, sealed.site_url, files, len(active), len(ended), reason, done.sections)
     write(site, slots)
+    kept = sealed_path.parent / f"{state.epoch_id}.sealed.json"
+    fd = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(state.sealed.to_json())
+    if kept.resolve() != sealed_path.resolve():
+        sealed_path.unlink()  # nothing in the site is under the build's key any more
+    epoch_store.save(location, state, endpoint_url)
     return slots
 
 

@@ -28,8 +28,9 @@ per shard, set by the fullest shard.
 Determinism: everything is a function of the release key and the license set, so the same release with
 the same licenses (and the same day-status) gives byte-identical files and a redeploy uploads nothing.
 AES-KW is deterministic; GCM nonces are HMAC(release key, identifier || status)'s first 96 bits with the
-top bit set. The release key also seals the premium fragments with a *counter* nonce (top bit clear,
-``release.Release.next_nonce``), so the two nonce spaces never meet under the same key.
+top bit set. The key a slot wraps is the epoch key (``qbank.epoch``): premium sections are sealed under
+keys derived from it, never under it, so no other use shares its nonce space (the top bit stays set, as
+when a build's key sealed fragments with counter nonces, top bit clear, under the same key).
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def entry(release_key: bytes, release_id: str, identifier: str, kek: bytes, stat
     inner = release_key if status == "active" else _prf(release_key, "status-key", identifier)
     payload = status_text(status, date)
     nonce = bytearray(_prf(release_key, "nonce", identifier, payload)[:NONCE_BYTES])
-    nonce[0] |= 0x80  # fragments use counter nonces (top bit clear) under the same release key
+    nonce[0] |= 0x80  # kept from when fragments used counter nonces (top bit clear) under this key
     sealed = bytes(nonce) + AESGCM(inner).encrypt(bytes(nonce), payload, slot_aad(release_id, identifier))
     return [b64(aes_key_wrap(kek, inner)), b64(sealed)]
 

@@ -186,11 +186,14 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body += [
             f"**Next in {md_escape(topic.title)}:** [{md_escape(after.short_title)}]({rel(src, question_path(nxt))}) "
             f"· difficulty {after.difficulty}/5",
-            "{: .qb-next }",
+            '{: .qb-next data-pagefind-ignore="all" }',  # navigation, not this page's text (search, below)
             "",
         ]
     if q.concepts:
-        body += ["## Concepts", ""]
+        # site chrome stays out of the search index: a heading every question repeats, another question's title
+        # in the track link, the placeholder's buttons, all add posting entries to the commonest words of the
+        # index (a first query at 5,000 questions fetched 8 KB more for them; bench/search.py) and false hits
+        body += ['## Concepts {: data-pagefind-ignore="all" }', ""]
         body += [
             f"- [{md_escape(corpus.concepts[c].title)}]({rel(src, concept_path(c))})"
             for c in q.concepts
@@ -199,7 +202,8 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
         body.append("")
     rel_slugs = related(corpus, slug, settings)
     if rel_slugs:
-        body += ["## Related questions", "", '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
+        body += ['## Related questions {: data-pagefind-ignore="all" }', "",
+                 '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
         body += ["", "</div>", ""]
     if premium and not settings.paywall:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .pagefind_stable import stabilise
+
 OUTPUT = "pagefind"
 
 
@@ -29,4 +31,5 @@ def build_search_index(site_dir: Path, timeout: float = 600) -> str | None:
         return f"pagefind did not run: {exc}"
     if proc.returncode != 0 or not (site_dir / OUTPUT / "pagefind.js").is_file():
         return f"pagefind failed ({proc.returncode}): {(proc.stderr or proc.stdout).strip()[-500:]}"
+    stabilise(site_dir / OUTPUT)  # the same pages give the same bytes: a deploy uploads what changed
     return None
