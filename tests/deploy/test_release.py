@@ -35,6 +35,10 @@ def release_site(tmp: Path) -> tuple[Path, Path, dict[str, str], Path]:
                  cwd=tmp, env=env)
     assert step.returncode == 0, step.stderr
     assert "256 shard files" in step.stdout and "2 licenses open it" in step.stdout
+    # the build's key is consumed: the site is sealed under the epoch's key, kept under the epoch's name
+    assert not sealed.exists()
+    (sealed,) = (tmp / ".qbank" / "release").glob("*.sealed.json")
+    assert json.loads((site / "qbank-build.json").read_text())["release"] == json.loads(sealed.read_text())["release"]
     return site, sealed, env, ledger
 
 
