@@ -156,3 +156,5 @@ cross_ll128 = claim("crossover_ll_ll128", (lat_ll128 - lat_nvl) / (1 / alg_ll - 
 claim("crossover_batch_ll128", cross_ll128 / (hidden * bf16), unit="sequences")
 check(cross_ll128 > msg, "the switch to LL128 comes only at batches larger than 64")
 claim("pcie_bw_over_latency", bw_pci / lat_pci, unit="x")
+given("h100_pcie_hbm_bw", 2.0, unit="TB/s", source="NVIDIA H100 PCIe: GPU memory bandwidth 2,000 GB/s (NVIDIA H100 "
+      "datasheet table via the archive-lib.hpctech.co.jp reproduction; product brief PB-11133-001_v02)")
