@@ -4,7 +4,8 @@
 # dispatch in FP8 with one FP32 scale per 128 elements, combine in BF16 (same section). Under TP the MLA latent
 # cache (kv_lora_rank + qk_rope_head_dim per token per layer) is one shared "head": every TP rank stores all of
 # it (SGLang v0.4 release notes, lmsys.org/blog/2024-12-04-sglang-v0-4, "Data-Parallelism Attention for DeepSeek
-# Models": TP on 8 GPUs "will lead to duplicated KV cache"). With DP attention each GPU keeps only its own
+# Models": TP on 8 GPUs "will lead to duplicated KV cache"; SGLang docs, Data Parallelism Attention: "MLA models like
+# DeepSeek have only one KV head. With standard Tensor Parallelism: KV cache duplicated across all GPUs"). With DP attention each GPU keeps only its own
 # requests' latents and its own copy of the attention weights; routed experts are split 32 per GPU (EP8).
 
 # %%
@@ -59,7 +60,10 @@ check(abs(total / 1e9 - 671) < 10, "the parts add up to DeepSeek-V3's 671B (norm
 # ## Weights and KV pool per GPU under each layout
 
 # %%
-w_tp = claim("weights_per_gpu_tp8", total * fp8 / gpus, unit="B")
+# Under TP the low-rank down-projections q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear in SGLang's DeepSeek
+# model (sglang python/sglang/srt/models/deepseek_v2.py): every rank holds all of them.
+replicated = claim("tp_replicated_params", L * (d * q_rank + d * (kv_rank + rope)), unit="params")
+w_tp = claim("weights_per_gpu_tp8", ((total - replicated) / gpus + replicated) * fp8, unit="B")
 w_dp = claim("weights_per_gpu_dp_ep", rest * fp8 + routed * fp8 / gpus, unit="B")
 claim("dp_extra_weights", w_dp - w_tp, unit="B")
 request = claim("requested_per_gpu", cuda_total * util, unit="B")
@@ -109,3 +113,4 @@ claim("blocks_per_shard_tp32", tp32_cols / block)
 given("tp32_nodes", 4, unit="nodes", source="the question's hypothetical: 32 GPUs as four 8-GPU nodes")
 given("layouts", 2, source="the question's two candidate layouts")
 claim("latent_replication", gpus / 1, unit="x")  # under TP every rank stores every latent
+claim("tp8_weight_share", w_tp / (total * fp8), unit="fraction")
