@@ -1,5 +1,5 @@
 # %% [markdown]
-# # TP16 across two H100 nodes against TP8 in one, for Llama-3.1-405B in FP8 at decode
+# # Decode over two nodes: TP16 against a single-node TP8 for Llama-3.1-405B (FP8 weights)
 # Weights FP8 (1 byte per parameter), KV cache BF16. Llama-3.1-405B has 8 KV heads, so at TP16 each rank still
 # holds one whole KV head (vLLM QKVParallelLinear replicates it, and its K/V projection, once tp > kv heads:
 # vllm/model_executor/layers/linear.py @8c94938c): per-GPU KV per token is the same at TP8 and TP16.
