@@ -114,3 +114,5 @@ given("tp32_nodes", 4, unit="nodes", source="the question's hypothetical: 32 GPU
 given("layouts", 2, source="the question's two candidate layouts")
 claim("latent_replication", gpus / 1, unit="x")  # under TP every rank stores every latent
 claim("tp8_weight_share", w_tp / (total * fp8), unit="fraction")
+alt = given("runtime_overheads_alt", 10.0e9, unit="B", source="the question's sensitivity case: more runtime memory")
+claim("capacity_ratio_alt", gpus * (request - w_dp - alt) / (request - w_tp - alt), unit="x")
