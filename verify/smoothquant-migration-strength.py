@@ -87,3 +87,6 @@ claim("int8_unsmoothed_over_fp8", errs[0.0] / e_fp8, unit="x")
 print({a: round(e, 4) for a, e in errs.items()})
 given("e4m3_mantissa_bits", 3, unit="bit", source="FP8 E4M3: 3 mantissa bits (OCP OFP8 spec)")
 given("int4_bits", 4, unit="bit", source="INT4 is 4 bits")
+ordinary = torch.ones(K, dtype=torch.bool)
+ordinary[idx] = False
+claim("ordinary_max_code", round((X[:, ordinary].abs().max() / X.abs().max() * int8_max).item()))
