@@ -71,8 +71,25 @@ check(w_fp8 + kv + 4e9 < cuda_total * util, "FP8 weights plus the batch's KV fit
 gpus_bf16 = given("gpus_bf16", 2, unit="GPUs", source="BF16 weights (141 GB) plus KV do not fit one H200's 138 GB "
                   "budget: TP2")
 check(w_bf16 + kv + 4e9 > cuda_total * util, "BF16 needs a second H200")
+# TP2 adds two all-reduces per layer to every BF16 step, each of one hidden vector per sequence. Priced with NCCL
+# v2.30.7-1's ring LL model (src/graph/tuning.cc: baseLatencies Ring LL 6.6 us, hwLatencies NVLINK Ring LL 0.6 us
+# per step, 2(n-1) steps, busBw = min(llMaxBw Hopper 141 GB/s, 0.5 x link), algorithm bandwidth busBw x n/(2(n-1))).
+# vLLM's custom all-reduce (world_size 2 is supported) is faster than this, so the term is an upper bound.
+layers = fact("llama3_1_70b.num_hidden_layers", "layers")
+hidden = fact("llama3_1_70b.hidden_size", "hidden")
+nvlink = fact("h200_sxm.nvlink_bw_per_gpu", "nvlink_gbs")
+ar_per_layer = given("allreduces_per_layer", 2, source="Megatron-LM tensor parallelism (arXiv:1909.08053 §3)")
+ring_steps = 2 * (gpus_bf16 - 1)
+ar_lat = given("nccl_ring_ll_lat_tp2", 6.6e-6 + ring_steps * 0.6e-6, unit="s", source="NCCL v2.30.7-1 "
+               "src/graph/tuning.cc: baseLatencies Ring LL 6.6 us + 2(n-1) x hwLatencies NVLINK Ring LL 0.6 us")
+ll_bus_bw = min(141.0, 0.5 * nvlink / 2) * 1e9  # llMaxBws Hopper-N1 141 GB/s; NVLink per direction, halved by LL
+ar_msg = batch * hidden * 2
+ar_time = claim("allreduce_time_tp2", ar_lat + ar_msg / (ll_bus_bw * gpus_bf16 / ring_steps), unit="s")
+ar_step = claim("allreduce_per_step_tp2", ar_per_layer * layers * ar_time, unit="s")
 t_fp8 = claim("step_fp8", (w_fp8 + kv) / (hbm * 1e12), unit="s")
-t_bf16 = claim("step_bf16_tp2", (w_bf16 + kv) / gpus_bf16 / (hbm * 1e12), unit="s")
+t_bf16 = claim("step_bf16_tp2", (w_bf16 + kv) / gpus_bf16 / (hbm * 1e12) + ar_step, unit="s")
+claim("allreduce_share_tp2", ar_step / t_bf16, unit="fraction")
+check(t_bf16 < t_fp8, "the TP2 BF16 step is still shorter than the FP8 one")
 tput_fp8 = claim("tput_per_gpu_fp8", batch / t_fp8, unit="tokens/s")
 tput_bf16 = claim("tput_per_gpu_bf16", batch / t_bf16 / gpus_bf16, unit="tokens/s")
 claim("fp8_per_gpu_gain", tput_fp8 / tput_bf16, unit="x")
