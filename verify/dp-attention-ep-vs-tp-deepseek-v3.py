@@ -90,6 +90,18 @@ disp = d * fp8 + d / tile * scale_b
 comb = d * bf16
 ep_out = claim("ep_out_per_seq", k * remote * (disp + comb), unit="B")
 claim("tp_over_ep_bytes", ar_out / ep_out, unit="x")
+# A dispatch that sends a token once per destination GPU (DeepEP's normal kernels take is_token_in_rank, a
+# [num_tokens, num_ranks] mask) pays per GPU, not per expert. DeepSeek-V3's router first keeps the top
+# n_limited_groups of n_expert_groups groups of 32 experts, then the top 8 inside them; at EP8 with 32 contiguous
+# experts per GPU a group is a GPU, so a token reaches at most 4 GPUs and at most 4 remote ones.
+n_group = given("n_expert_groups", 8, source="github:deepseek-ai/DeepSeek-V3 "
+                "inference/configs/config_671B.json n_expert_groups = 8 (HF config.json n_group)")
+topk_group = given("n_limited_groups", 4, source="config_671B.json n_limited_groups = 4 (HF config.json "
+                   "topk_group); inference/model.py Gate keeps the top topk_groups groups before the top-k")
+check(E / n_group == E / gpus, "at EP8 each expert group is exactly one GPU's experts")
+max_remote = claim("max_remote_gpus", min(topk_group, gpus - 1), unit="GPUs")
+ep_dedup = claim("ep_out_per_seq_dedup", max_remote * (disp + comb), unit="B")
+claim("tp_over_ep_bytes_dedup", ar_out / ep_dedup, unit="x")
 check(ar_out > ep_out, "per sequence a GPU serves, TP8 moves more bytes than EP8 dispatch and combine")
 
 # %% [markdown]
