@@ -4,7 +4,8 @@
 # ncclTopoTuneModel). For an all-reduce over n ranks on N nodes with ppn = n/N GPUs per node:
 #   ring latency = baseLat + (2(n-1) - 2(N-1)) * intraLat + 2(N-1) * interLat
 #   tree latency = baseLat + 2 * ((ppn-1) * intraLat + log2(N) * interLat)
-# and algorithm bandwidth = busBw * n / (2(n-1)) for the ring, busBw * 0.92 * 0.5 for the tree. Left out, because
+# and algorithm bandwidth = busBw * n / (2(n-1)) for the ring, busBw * 0.92 * 0.5 for the tree, then refined per
+# message size as ncclTopoGetAlgoTime does (below). Left out, because
 # they depend on the topology NCCL detects: the graph's latencyInter and the NIC overhead (both add to every
 # inter-node step, and the ring has more of them) and the per-channel bandwidth caps.
 
@@ -43,6 +44,54 @@ def tree(nodes: int) -> tuple[float, float]:
     return base_tree + 2 * ((ppn - 1) * nvl_tree + math.log2(nodes) * net_tree), bus * 1e9 * tree_eff * tree_ratio
 
 
+# ncclTopoGetAlgoTime (same file, v2.30.7-1) refines both per message size before it compares them:
+# - "Plateau effect of ring": a multi-node Simple ring all-reduce has its latency multiplied by 1.4 on compute
+#   capability >= 80 once nBytes / (nChannels * nRanks) >= 64, true for every message below even at 64 channels;
+# - treeCorrectionFactor: the tree's bandwidth is multiplied by a factor indexed by log2(nBytes / 64), below 1 for
+#   medium sizes ("Trees are not perfectly sticking to the model for medium sizes"); the Simple row:
+plateau = given("ring_plateau_factor", 1.4, source="NCCL v2.30.7-1 src/graph/tuning.cc ncclTopoGetAlgoTime: "
+                "lat *= comm->minCompCap < 80 ? 1.9 : 1.4 (Plateau effect of ring), Simple, nNodes > 1, all-reduce")
+TREE_CORRECTION_SIMPLE = (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9)
+claim("tree_correction_min", min(TREE_CORRECTION_SIMPLE))
+
+
+def tree_factor(size: float) -> float:
+    """treeCorrectionFactor[Simple][log2i(nBytes >> 6)], applied below index 23."""
+    log_size = int(size) // 64
+    index = log_size.bit_length() - 1
+    return TREE_CORRECTION_SIMPLE[index] if 0 <= index < len(TREE_CORRECTION_SIMPLE) else 1.0
+
+
+def ring_time(nodes: int, size: float) -> float:
+    lat, bw = ring(nodes)
+    check(size / (64 * nodes * ppn) >= 64, "the ring plateau applies (at up to 64 channels)")
+    return lat * plateau + size / bw
+
+
+def tree_time(nodes: int, size: float) -> float:
+    lat, bw = tree(nodes)
+    return lat + size / (bw * tree_factor(size))
+
+
+def crossover(nodes: int) -> float:
+    """The message size above which the ring is cheaper, solved exactly on each power-of-two piece."""
+    (lr, br), (lt, bt) = ring(nodes), tree(nodes)
+    roots = []
+    for k in range(40):
+        lo, hi = 64.0 * 2**k, 64.0 * 2 ** (k + 1)
+        f = tree_factor(lo)
+        # lr*plateau + S/br = lt + S/(bt*f)  ->  S = (lr*plateau - lt) / (1/(bt*f) - 1/br)
+        gap = 1 / (bt * f) - 1 / br
+        if gap > 0:
+            root = (lr * plateau - lt) / gap
+            if lo <= root < hi:
+                roots.append(root)
+        if gap > 0 and (lr * plateau - lt) / gap < lo and not roots:
+            roots.append(lo)  # the ring already wins at this piece's smallest size
+    check(len(roots) == 1, f"one crossover at {nodes} nodes")
+    return roots[0]
+
+
 # %% [markdown]
 # ## Latency and the crossover message size, by cluster size
 
@@ -50,7 +99,9 @@ def tree(nodes: int) -> tuple[float, float]:
 rows = {}
 for nodes in (2, 4, 8, 16):
     (lr, br), (lt, bt) = ring(nodes), tree(nodes)
-    cross = (lr - lt) / (1 / bt - 1 / br)
+    cross = crossover(nodes)
+    check(ring_time(nodes, cross * 1.01) < tree_time(nodes, cross * 1.01) and
+          tree_time(nodes, cross * 0.99) < ring_time(nodes, cross * 0.99), "the crossover separates the two")
     rows[nodes] = (lr, lt, cross)
     claim(f"ring_lat_{nodes}n", lr, unit="s")
     claim(f"tree_lat_{nodes}n", lt, unit="s")
@@ -78,12 +129,13 @@ prompt = given("prefill_tokens", 8192, unit="tokens", source="the question's hyp
 dec = claim("decode_message", batch * hidden * bf16, unit="B")
 pre = claim("prefill_message", prompt * hidden * bf16, unit="B")
 for name, size in (("decode", dec), ("prefill", pre)):
-    claim(f"{name}_ring_2n", ring(2)[0] + size / ring(2)[1], unit="s")
-    claim(f"{name}_tree_2n", tree(2)[0] + size / tree(2)[1], unit="s")
-    claim(f"{name}_ring_16n", lr16 + size / br16, unit="s")
-    claim(f"{name}_tree_16n", lt16 + size / bt16, unit="s")
+    claim(f"{name}_ring_2n", ring_time(2, size), unit="s")
+    claim(f"{name}_tree_2n", tree_time(2, size), unit="s")
+    claim(f"{name}_ring_16n", ring_time(16, size), unit="s")
+    claim(f"{name}_tree_16n", tree_time(16, size), unit="s")
+    claim(f"{name}_tree_factor", tree_factor(size))
 check(dec < rows[2][2], "a decode-sized message favours the tree at every cluster size here")
-check(rows[2][2] < pre < rows[4][2], "a prefill-sized message favours the ring only at 2 nodes")
+check(rows[4][2] < pre < rows[8][2], "a prefill-sized message favours the ring up to 4 nodes, the tree from 8")
 
 # %% [markdown]
 # ## The low-latency protocol does not change the ranking
