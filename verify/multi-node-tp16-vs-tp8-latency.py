@@ -47,6 +47,21 @@ ll_cap_1n = given("ll_max_bw_1node", 141.0, unit="GB/s", source="NCCL v2.30.7-1 
 ll_cap_2n = given("ll_max_bw_2nodes", 45.0, unit="GB/s", source="NCCL v2.30.7-1 tuning.cc llMaxBws Hopper-N2")
 nvl_dir = nvlink / 2
 nic_dir = nic / 8
+# ncclTopoGetAlgoTime (same file) refines the table per message before picking: a multi-node Simple ring all-reduce's
+# latency x1.4 on compute capability >= 80 ("Plateau effect of ring"), and a tree all-reduce's bandwidth x
+# treeCorrectionFactor[protocol][log2(nBytes / 64)] below index 23 ("Trees are not perfectly sticking to the model
+# for medium sizes"). Rows for LL and Simple:
+plateau = given("nccl_ring_plateau", 1.4, source="NCCL v2.30.7-1 src/graph/tuning.cc ncclTopoGetAlgoTime: "
+                "lat *= comm->minCompCap < 80 ? 1.9 : 1.4 (Plateau effect of ring)")
+TREE_CORRECTION = {
+    "ll": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
+    "simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9),
+}
+
+
+def tree_factor(size: float, proto: str) -> float:
+    index = (int(size) // 64).bit_length() - 1
+    return TREE_CORRECTION[proto][index] if 0 <= index < 23 else 1.0
 
 
 def allreduce(size: float, nodes: int, extra_net: float = 0.0) -> float:
@@ -57,10 +72,12 @@ def allreduce(size: float, nodes: int, extra_net: float = 0.0) -> float:
     cap = (ll_cap_1n if nodes == 1 else ll_cap_2n) * 1e9
     ring_ll = C["b_ring_ll"] + (steps - inter_steps) * C["h_nvl_ll"] + inter_steps * C["h_net_ring_ll"] \
         + size / (min(cap, bus * 0.5) * n / steps)
-    ring_s = C["b_simple"] + (steps - inter_steps) * C["h_nvl_ring_s"] + inter_steps * C["h_net_s"] + size / (bus * n / steps)
+    ring_s = (C["b_simple"] + (steps - inter_steps) * C["h_nvl_ring_s"] + inter_steps * C["h_net_s"]) \
+        * (plateau if nodes > 1 else 1.0) + size / (bus * n / steps)
     tree_ll = C["b_tree_ll"] + 2 * ((node - 1) * C["h_nvl_ll"] + math.log2(nodes) * C["h_net_tree_ll"]) \
-        + size / (min(cap, bus * 0.92 / 3.8) * 0.5)
-    tree_s = C["b_simple"] + 2 * ((node - 1) * C["h_nvl_tree_s"] + math.log2(nodes) * C["h_net_s"]) + size / (bus * 0.92 * 0.5)
+        + size / (min(cap, bus * 0.92 / 3.8) * 0.5 * tree_factor(size, "ll"))
+    tree_s = C["b_simple"] + 2 * ((node - 1) * C["h_nvl_tree_s"] + math.log2(nodes) * C["h_net_s"]) \
+        + size / (bus * 0.92 * 0.5 * tree_factor(size, "simple"))
     return min(ring_ll, ring_s, tree_ll, tree_s) + 2 * (nodes - 1) * extra_net
 
 
