@@ -155,6 +155,20 @@ check(t_ll < t_ll128 < t_simple, "at 1 MiB LL is NCCL's cheapest ring protocol o
 cross_ll128 = claim("crossover_ll_ll128", (lat_ll128 - lat_nvl) / (1 / alg_ll - 1 / alg_ll128), unit="B")
 claim("crossover_batch_ll128", cross_ll128 / (hidden * bf16), unit="sequences")
 check(cross_ll128 > msg, "the switch to LL128 comes only at batches larger than 64")
+# On an NVSwitch board NCCL also prices NVLS (the switch reduces; Simple protocol only): latency = hwLatencies NVLINK
+# NVLS 25 us with no base latency; busBw = bwIntra * nvlsEfficiency (Hopper 0.85) * (nCh-1)/nCh * 2 ("AllReduce
+# pipelines two operations"), times nRanks/nsteps like the ring. (nCh-1)/nCh is taken as 1, so NVLS's bandwidth and
+# its crossover with LL are best cases.
+hw_nvls = given("nccl_hw_lat_nvlink_nvls", 25e-6, unit="s", source="NCCL v2.30.7-1 src/graph/tuning.cc hwLatencies "
+                "NVLINK NVLS Simple = 25 us; baseLatencies NVLS = 0; ncclTopoTuneModel: latency = intraLat for one node")
+nvls_eff = given("nccl_nvls_efficiency_hopper", 0.85, source="NCCL v2.30.7-1 src/graph/tuning.cc nvlsEfficiency Hopper")
+alg_nvls = nvl_dir * nvls_eff * 2 * tp / steps * 1e9
+t_nvls = claim("ar_nvlink_nvls", hw_nvls + msg / alg_nvls, unit="s")
+cross_nvls = claim("crossover_ll_nvls", (hw_nvls - lat_nvl) / (1 / alg_ll - 1 / alg_nvls), unit="B")
+claim("crossover_batch_nvls", cross_nvls / (hidden * bf16), unit="sequences")
+claim("nvls_latency_over_ll", hw_nvls / lat_nvl, unit="x")
+check(cross_nvls < msg < cross_ll128, "on an NVSwitch board NVLS, not LL128, is what takes over from LL near batch 64")
+claim("ar_step_nvlink_nvls", allreduces * min(t_nvls, t_ll), unit="s")
 claim("pcie_bw_over_latency", bw_pci / lat_pci, unit="x")
 given("h100_pcie_hbm_bw", 2.0, unit="TB/s", source="NVIDIA H100 PCIe: GPU memory bandwidth 2,000 GB/s (NVIDIA H100 "
       "datasheet table via the archive-lib.hpctech.co.jp reproduction; product brief PB-11133-001_v02)")
