@@ -4,7 +4,7 @@
 # holds one whole KV head (vLLM QKVParallelLinear replicates it, and its K/V projection, once tp > kv heads:
 # vllm/model_executor/layers/linear.py @8c94938c): per-GPU KV per token is the same at TP8 and TP16.
 # All-reduces priced with NCCL v2.30.7-1's model (src/graph/tuning.cc), taking the cheapest of ring and tree with
-# the LL and Simple protocols per message; the topology's own inter-node latency is left out (it only adds, and
+# the LL and Simple protocols per message (and NVLS inside one node); the topology's own inter-node latency is left out (it only adds, and
 # only to TP16). For TP8, NCCL's model overstates what vLLM's in-node custom all-reduce costs, so TP16's
 # advantage at small batch below is an upper bound.
 
@@ -59,6 +59,12 @@ TREE_CORRECTION = {
 }
 
 
+# Inside one NVSwitch node NCCL also prices NVLS (the switch reduces): hwLatencies NVLINK NVLS 25 us, no base latency,
+# busBw = link x nvlsEfficiency (Hopper 0.85) x 2 ("AllReduce pipelines two operations"), times nRanks/nsteps.
+nvls_lat = given("nccl_nvls_lat", 25e-6, unit="s", source="NCCL v2.30.7-1 src/graph/tuning.cc hwLatencies NVLINK NVLS")
+nvls_eff = given("nccl_nvls_eff", 0.85, source="NCCL v2.30.7-1 src/graph/tuning.cc nvlsEfficiency Hopper")
+
+
 def tree_factor(size: float, proto: str) -> float:
     index = (int(size) // 64).bit_length() - 1
     return TREE_CORRECTION[proto][index] if 0 <= index < 23 else 1.0
@@ -78,7 +84,8 @@ def allreduce(size: float, nodes: int, extra_net: float = 0.0) -> float:
         + size / (min(cap, bus * 0.92 / 3.8) * 0.5 * tree_factor(size, "ll"))
     tree_s = C["b_simple"] + 2 * ((node - 1) * C["h_nvl_tree_s"] + math.log2(nodes) * C["h_net_s"]) \
         + size / (bus * 0.92 * 0.5 * tree_factor(size, "simple"))
-    return min(ring_ll, ring_s, tree_ll, tree_s) + 2 * (nodes - 1) * extra_net
+    nvls = nvls_lat + size / (nvl_dir * 1e9 * nvls_eff * 2 * n / steps) if nodes == 1 else math.inf
+    return min(ring_ll, ring_s, tree_ll, tree_s, nvls) + 2 * (nodes - 1) * extra_net
 
 
 # %% [markdown]
