@@ -55,7 +55,9 @@ noise_floor = claim(
     0.5 * sum(math.sqrt(2 / math.pi) * math.sqrt(float(pi) * (1 - float(pi)) / draws) for pi in p),
     unit="fraction",
 )
-accept = given("accept_multiple", 4, unit="x", source="this check's threshold: a correct sampler stays under 4x the floor")
+accept = given(
+    "accept_multiple", 4, unit="x", source="this check's threshold: a correct sampler stays under 4x the floor"
+)
 claim("tv_half", 0.5, unit="fraction")  # TV distance is half the L1 distance
 tv_race = claim("tv_exponential_race", tv(race(p, draws, g), p), unit="fraction")
 tv_gumbel = claim("tv_gumbel_max", tv(gumbel_max(p, draws, g), p), unit="fraction")
