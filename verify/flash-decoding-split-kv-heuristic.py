@@ -119,6 +119,7 @@ weights_gpu = claim(
     "weight_bytes_per_gpu", 2 * (L * (d * (2 * d + 2 * kvh * hd) + 3 * d * ffn) + 2 * vocab * d) / tp, unit="B"
 )
 w_s = claim("weight_seconds_per_gpu", weights_gpu / bw, unit="s")
+claim("embedding_share_of_weights", 2 * vocab * d / tp / weights_gpu, unit="fraction")
 step_split = claim("step_seconds_split_b1", w_s + L * split_1, unit="s")
 step_unsplit = claim("step_seconds_unsplit_b1", w_s + L * unsplit_1, unit="s")
 step_unsplit4 = claim("step_seconds_unsplit_b1_m4", w_s + L * unsplit_4, unit="s")
