@@ -9,7 +9,14 @@ hidden size rounded up to a power of two (4,096 for Llama-3.1-8B: 16 values per 
 The kernel rounds float32 to bf16 itself (round to nearest, ties to even, on the bit pattern) and keeps bf16
 values in float32 registers, because Triton's interpreter (triton/runtime/interpreter.py, `cast_impl` ->
 `_convert_float` with no rounding mode) truncates a plain float32 -> bf16 cast where the compiled kernel
-rounds to nearest: with the explicit rounding both paths give the same bits.
+rounds to nearest: with the explicit rounding both paths give the same bits. For the same reason the scale is
+taken with tl.sqrt_rn and tl.div_rn (IEEE round-to-nearest on both paths) rather than tl.sqrt and `/`, which
+compile to approximate instructions on a GPU. What still differs on a GPU is the order of tl.sum's float32
+reduction, which can move the mean square by an ulp and flip a bf16 rounding in a rare element.
+
+Registers: the launch keeps 16 values per thread (num_warps = BLOCK / 512, at least 8 and at most 32), so
+a Llama-3.1-405B row of 16,384 takes 32 warps instead of 64 live values per thread per tensor, which would
+spill past the 255-register limit.
 """
 
 import torch
@@ -42,12 +49,19 @@ def add_rmsnorm_kernel(
         zf_sq = zf * zf
     ms = tl.sum(zf_sq, axis=0) / hidden
     if BUG == 2:  # deliberately wrong: no epsilon, which a zero row turns into 0 * inf
-        inv = 1.0 / tl.sqrt(ms)
+        inv = tl.div_rn(1.0, tl.sqrt_rn(ms))
     else:
-        inv = 1.0 / tl.sqrt(ms + eps)
+        # IEEE-rounded sqrt and divide, as torch computes rsqrt on a CPU: tl.sqrt and `/` compile to the
+        # approximate sqrt.approx / div.full instructions on a GPU, which the interpreter (numpy) does not model
+        inv = tl.div_rn(1.0, tl.sqrt_rn(ms + eps))
     w = tl.load(w_ptr + c, mask=live, other=0.0).to(tl.float32)
     y = round_bf16(round_bf16(zf * inv) * w)  # round the normalised value, then the product with the weight
     tl.store(out_ptr + row + c, y.to(out_ptr.dtype.element_ty), mask=live)
+
+
+def warps_for(block):
+    """16 values per thread per tensor: 8 warps at 4,096, 16 at 8,192, 32 (the 1,024-thread cap) at 16,384."""
+    return max(8, min(32, block // 512))
 
 
 def add_rmsnorm(x, residual, weight, eps, bug=0):
@@ -65,7 +79,7 @@ def add_rmsnorm(x, residual, weight, eps, bug=0):
         eps,
         BLOCK=triton.next_power_of_2(h),
         BUG=bug,
-        num_warps=8,
+        num_warps=warps_for(triton.next_power_of_2(h)),
     )
     return out, res_out
 

@@ -57,3 +57,10 @@ def test_missing_eps_only_shows_on_the_zero_row(rn: ModuleType) -> None:
 
 def test_bytes(rn: ModuleType) -> None:
     assert rn.fused_bytes(3, 100, 2) / rn.unfused_bytes(3, 100, 2) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("hidden", [4096, 8192, 16384])  # Llama-3.1 8B, 70B, 405B
+def test_launch_keeps_sixteen_values_per_thread(rn: ModuleType, hidden: int) -> None:
+    warps = rn.warps_for(hidden)
+    assert warps <= 32  # 1,024 threads, CUDA's block limit
+    assert hidden // (warps * 32) == 16
