@@ -114,5 +114,12 @@ share_big_short = claim(
 check(batch_big == 2 * batch, "the larger batch doubles the sampler's bytes")
 check(weight_bytes + batch_big * ctx_short * kv_per_token < budget, "batch 256 at the short mix still fits")
 check(share_short > share, "shorter contexts make the sampler a larger share")
+# kernel by kernel: at batch 256 the GEMMs' FLOPs approach their weight-read time, so the step is not purely
+# bandwidth-bound there and the byte share above is an upper bound on the sampler's share of the step's time
+peak = fact("h100_sxm.bf16_dense", "bf16_peak") * 1e12
+gemm_flop_s = claim("gemm_flop_seconds_b256", 2 * params * batch_big / peak, unit="s")
+weight_s = claim("weight_read_seconds", weight_bytes / bw, unit="s")
+claim("gemm_flops_over_weight_read_b256", gemm_flop_s / weight_s, unit="fraction")
+check(gemm_flop_s < weight_s, "batch 256 is still below the GEMMs' ridge")
 print(params, weight_bytes, kv_bytes, headroom, step_s, per_elem, sampler_bytes, sampler_s, share, share_short,
       share_big_short, ratio_min)
