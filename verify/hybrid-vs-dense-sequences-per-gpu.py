@@ -1,0 +1,132 @@
+# %% [markdown]
+# # How many sequences fit: Nemotron-H-8B (hybrid) against Llama-3.1-8B (dense) on one H100
+# Nemotron-H-8B-Base-8K's config.json (NVIDIA's HF release, read through its verbatim copy in
+# NVIDIA-NeMo/Megatron-Bridge's unit test of the NemotronH bridge): 52 layers described by
+# hybrid_override_pattern (M = Mamba-2 mixer, * = attention, - = MLP), 128 Mamba heads of head_dim 64,
+# n_groups 8, ssm_state_size 128, conv_kernel 4; attention 32 Q / 8 KV heads of 128.
+# vLLM's per-layer Mamba-2 state (vllm/model_executor/layers/mamba/mamba_utils.py, mamba2_state_shape):
+# conv state (conv_kernel - 1) x (d_inner + 2 * n_groups * d_state), SSM state n_heads x head_dim x d_state;
+# both in the model dtype unless --mamba-ssm-cache-dtype says otherwise (MambaStateDtypeCalculator).
+
+# %%
+import math
+
+from qbank.verify import check, claim, fact, given
+
+SRC = ("huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json, via its verbatim copy in "
+       "github:NVIDIA-NeMo/Megatron-Bridge tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py "
+       "@2310230d (nemotronh_8b_config_dict)")
+pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"  # hybrid_override_pattern, same source
+n_layers = given("nh_layers", 52, unit="layers", source=SRC + ": num_hidden_layers")
+check(len(pattern) == n_layers, "the pattern has one character per layer")
+mamba_layers = claim("nh_mamba_layers", pattern.count("M"), unit="layers")
+attn_layers = claim("nh_attention_layers", pattern.count("*"), unit="layers")
+mlp_layers = claim("nh_mlp_layers", pattern.count("-"), unit="layers")
+hidden = given("nh_hidden", 4096, unit="dims", source=SRC + ": hidden_size")
+m_heads = given("nh_mamba_heads", 128, unit="heads", source=SRC + ": mamba_num_heads")
+m_head_dim = given("nh_mamba_head_dim", 64, unit="dims", source=SRC + ": mamba_head_dim")
+n_groups = given("nh_groups", 8, source=SRC + ": n_groups")
+d_state = given("nh_d_state", 128, unit="dims", source=SRC + ": ssm_state_size")
+d_conv = given("nh_conv_kernel", 4, source=SRC + ": conv_kernel")
+nh_kv_heads = given("nh_kv_heads", 8, unit="heads", source=SRC + ": num_key_value_heads")
+nh_head_dim = given("nh_attn_head_dim", 128, unit="dims", source=SRC + ": attention_head_dim")
+nh_ffn = given("nh_ffn", 21504, unit="dims", source=SRC + ": intermediate_size (relu2, not gated)")
+nh_vocab = given("nh_vocab", 131072, unit="tokens", source=SRC + ": vocab_size, tie_word_embeddings false")
+nh_ctx = given("nh_max_context", 8192, unit="tokens", source=SRC + ": max_position_embeddings")
+bf16 = given("bf16_bytes", 2, unit="B", source="BF16 is 2 bytes; vLLM's mamba state dtype 'auto' = model dtype "
+             "(mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype)")
+fp32 = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (--mamba-ssm-cache-dtype float32)")
+
+# %% [markdown]
+# ## Per-sequence state of the hybrid, per vLLM's state shapes
+
+# %%
+d_inner = claim("nh_d_inner", m_heads * m_head_dim, unit="dims")
+conv_dim = claim("nh_conv_dim", d_inner + 2 * n_groups * d_state, unit="dims")
+ssm_layer = claim("nh_ssm_state_per_layer", m_heads * m_head_dim * d_state * bf16, unit="B")
+conv_inputs = claim("conv_inputs", d_conv - 1)
+conv_layer = claim("nh_conv_state_per_layer", (d_conv - 1) * conv_dim * bf16, unit="B")
+state_seq = claim("nh_state_per_seq", mamba_layers * (ssm_layer + conv_layer), unit="B")
+state_seq_fp32 = claim("nh_state_per_seq_fp32", mamba_layers * (ssm_layer * fp32 / bf16 + conv_layer), unit="B")
+nh_kv_tok = claim("nh_kv_per_token", attn_layers * 2 * nh_kv_heads * nh_head_dim * bf16, unit="B")
+check(d_inner == 2 * hidden, "d_inner = expand (2) x hidden")
+check(ssm_layer == 2 * 2**20, "2 MiB of SSM state per Mamba layer in BF16")
+check(nh_kv_tok == 16 * 2**10, "16 KiB of KV per token over the 4 attention layers")
+state_in_tokens = claim("nh_state_in_own_kv_tokens", state_seq / nh_kv_tok, unit="tokens")
+
+# %% [markdown]
+# ## The dense baseline: Llama-3.1-8B
+
+# %%
+l_layers = fact("llama3_1_8b.num_hidden_layers", "l_layers")
+l_hidden = fact("llama3_1_8b.hidden_size", "l_hidden")
+l_heads = fact("llama3_1_8b.num_attention_heads", "l_heads")
+l_kv = fact("llama3_1_8b.num_key_value_heads", "l_kv_heads")
+l_hd = fact("llama3_1_8b.head_dim", "l_head_dim")
+l_ffn = fact("llama3_1_8b.intermediate_size", "l_ffn")
+l_vocab = fact("llama3_1_8b.vocab_size", "l_vocab")
+l_kv_tok = claim("llama_kv_per_token", 2 * l_layers * l_kv * l_hd * bf16, unit="B")
+l_params = (l_layers * (2 * l_hidden * l_heads * l_hd + 2 * l_hidden * l_kv * l_hd + 3 * l_hidden * l_ffn
+            + 2 * l_hidden) + 2 * l_vocab * l_hidden + l_hidden)
+kv_ratio = claim("kv_ratio", l_kv_tok / nh_kv_tok, unit="x")
+llama_params = claim("llama_params", l_params, unit="params")
+llama_weights = claim("llama_weight_bytes", l_params * bf16, unit="B")
+
+# %% [markdown]
+# ## Nemotron-H-8B's parameters from the same config
+# Mamba-2 mixer: in_proj hidden -> (z: d_inner, xBC: conv_dim, dt: heads), depthwise conv1d with bias over
+# conv_dim, dt_bias/A_log/D per head, gated RMSNorm over d_inner, out_proj d_inner -> hidden. Attention:
+# q/o hidden x (32 x 128), k/v hidden x (8 x 128). MLP: up and down, hidden x 21504. One RMSNorm per block.
+
+# %%
+mamba_p = hidden * (d_inner + conv_dim + m_heads) + conv_dim * d_conv + conv_dim + 3 * m_heads + d_inner \
+    + d_inner * hidden + hidden
+attn_p = 2 * hidden * 32 * nh_head_dim + 2 * hidden * nh_kv_heads * nh_head_dim + hidden
+mlp_p = 2 * hidden * nh_ffn + hidden
+nh_p = mamba_layers * mamba_p + attn_layers * attn_p + mlp_layers * mlp_p + 2 * nh_vocab * hidden + hidden
+nh_params = claim("nh_params", nh_p, unit="params")
+nh_weights = claim("nh_weight_bytes", nh_p * bf16, unit="B")
+check(8.0e9 < nh_p < 8.2e9, "about 8.1B parameters, as the model's name says")
+
+# %% [markdown]
+# ## The pool on one H100 80GB, vLLM V1 accounting
+# requested = gpu_memory_utilization x cudaMemGetInfo total; minus weights and a runtime overhead
+# (activation peak + non-torch + CUDA-graph pool) that vLLM measures at startup: an example figure here.
+
+# %%
+cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")
+util = fact("vllm.gpu_memory_utilization_default", "util")
+overhead = given("runtime_overhead", 3.0e9, unit="B", source="the question's hypothetical: activation peak + "
+                 "non-torch + CUDA-graph pool; vLLM measures the first two and estimates the third "
+                 "(gpu_worker.determine_available_memory); read your own from the startup log")
+requested = claim("requested", cuda_total * util, unit="B")
+pool_llama = claim("pool_llama", requested - llama_weights - overhead, unit="B")
+pool_nh = claim("pool_nh", requested - nh_weights - overhead, unit="B")
+
+# %% [markdown]
+# ## Sequences that fit, by length (ideal packing, before block rounding)
+
+# %%
+def fits(pool: float, fixed: float, per_token: float, length: float) -> int:
+    return math.floor(pool / (fixed + per_token * length))
+
+
+for n in (512, 2048, 8192):
+    ln = n if n == nh_ctx else given(f"len_{n}", n, unit="tokens", source="the question's hypothetical length")
+    a = claim(f"llama_seqs_{n}", fits(pool_llama, 0, l_kv_tok, ln), unit="sequences")
+    b = claim(f"nh_seqs_{n}", fits(pool_nh, state_seq, nh_kv_tok, ln), unit="sequences")
+    r = claim(f"nh_over_llama_{n}", b / a, unit="x")
+    print(f"{n:>5} tokens: Llama {a:.0f}, Nemotron-H {b:.0f} ({r:.2f}x)")
+
+# where the hybrid stops winning: state + 16 KiB * L = 128 KiB * L
+kv_diff = claim("kv_diff", l_kv_tok - nh_kv_tok, unit="B")
+cross = claim("crossover_tokens", state_seq / (l_kv_tok - nh_kv_tok), unit="tokens")
+cross32 = claim("crossover_tokens_fp32", state_seq_fp32 / (l_kv_tok - nh_kv_tok), unit="tokens")
+short = given("short_len", 256, unit="tokens", source="the question's hypothetical short request (classification,"
+              " routing)")
+ll_short = claim("llama_seqs_short", fits(pool_llama, 0, l_kv_tok, short), unit="sequences")
+nh_short = claim("nh_seqs_short", fits(pool_nh, state_seq, nh_kv_tok, short), unit="sequences")
+check(nh_short < ll_short, "below the crossover the dense model fits more sequences")
+state_share_8k = claim("state_share_at_8k", state_seq / (state_seq + nh_kv_tok * nh_ctx), unit="fraction")
+print(f"crossover {cross:.0f} tokens (fp32 SSM state: {cross32:.0f}); at 256 tokens Llama {ll_short:.0f} vs "
+      f"Nemotron-H {nh_short:.0f}")
