@@ -9,6 +9,8 @@
 # Model Nemotron-H-8B (facts), one H100 80GB, a memory-bound verify step priced with weights + KV + state traffic.
 
 # %%
+from model_shapes import mamba2_state_bytes
+
 from qbank.verify import check, claim, fact, given
 
 m_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
@@ -40,10 +42,10 @@ bw_eff = given("bw_efficiency", 0.8, unit="fraction", source="the question's hyp
 # ## Per-sequence sizes
 
 # %%
-conv_dim = heads * hd + 2 * groups * d_state
-ssm_layer = claim("ssm_state_per_layer", heads * hd * d_state * bf16, unit="B")
+conv_layer, ssm_b = mamba2_state_bytes(heads, hd, d_state, groups, d_conv, ssm_bytes=bf16, conv_bytes=bf16)
+ssm_layer = claim("ssm_state_per_layer", ssm_b, unit="B")
 ssm_seq = claim("ssm_state_per_seq", m_layers * ssm_layer, unit="B")
-conv_seq = m_layers * (d_conv - 1) * conv_dim * bf16
+conv_seq = m_layers * conv_layer
 state_seq = claim("state_per_seq", ssm_seq + conv_seq, unit="B")
 kv_tok = claim("kv_per_token", a_layers * 2 * kv_heads * attn_hd * bf16, unit="B")
 ring_tok_layer = claim("ring_per_token_layer", heads * hd * bf16 + heads * fp32 + groups * d_state * bf16, unit="B")

@@ -11,28 +11,27 @@
 # %%
 import math
 
+from model_shapes import dense_decoder_params, mamba2_state_bytes
+
 from qbank.verify import check, claim, fact, given
 
-SRC = ("huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json, via its verbatim copy in "
-       "github:NVIDIA-NeMo/Megatron-Bridge tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py "
-       "@2310230d (nemotronh_8b_config_dict)")
-pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"  # hybrid_override_pattern, same source
-n_layers = given("nh_layers", 52, unit="layers", source=SRC + ": num_hidden_layers")
+pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"  # hybrid_override_pattern (facts: nemotron_h_8b.num_hidden_layers note)
+n_layers = fact("nemotron_h_8b.num_hidden_layers", "nh_layers")
 check(len(pattern) == n_layers, "the pattern has one character per layer")
 mamba_layers = claim("nh_mamba_layers", pattern.count("M"), unit="layers")
 attn_layers = claim("nh_attention_layers", pattern.count("*"), unit="layers")
 mlp_layers = claim("nh_mlp_layers", pattern.count("-"), unit="layers")
-hidden = given("nh_hidden", 4096, unit="dims", source=SRC + ": hidden_size")
-m_heads = given("nh_mamba_heads", 128, unit="heads", source=SRC + ": mamba_num_heads")
-m_head_dim = given("nh_mamba_head_dim", 64, unit="dims", source=SRC + ": mamba_head_dim")
-n_groups = given("nh_groups", 8, source=SRC + ": n_groups")
-d_state = given("nh_d_state", 128, unit="dims", source=SRC + ": ssm_state_size")
-d_conv = given("nh_conv_kernel", 4, source=SRC + ": conv_kernel")
-nh_kv_heads = given("nh_kv_heads", 8, unit="heads", source=SRC + ": num_key_value_heads")
-nh_head_dim = given("nh_attn_head_dim", 128, unit="dims", source=SRC + ": attention_head_dim")
-nh_ffn = given("nh_ffn", 21504, unit="dims", source=SRC + ": intermediate_size (relu2, not gated)")
-nh_vocab = given("nh_vocab", 131072, unit="tokens", source=SRC + ": vocab_size, tie_word_embeddings false")
-nh_ctx = given("nh_max_context", 8192, unit="tokens", source=SRC + ": max_position_embeddings")
+hidden = fact("nemotron_h_8b.hidden_size", "nh_hidden")
+m_heads = fact("nemotron_h_8b.mamba_num_heads", "nh_mamba_heads")
+m_head_dim = fact("nemotron_h_8b.mamba_head_dim", "nh_mamba_head_dim")
+n_groups = fact("nemotron_h_8b.n_groups", "nh_groups")
+d_state = fact("nemotron_h_8b.ssm_state_size", "nh_d_state")
+d_conv = fact("nemotron_h_8b.conv_kernel", "nh_conv_kernel")
+nh_kv_heads = fact("nemotron_h_8b.num_key_value_heads", "nh_kv_heads")
+nh_head_dim = fact("nemotron_h_8b.attention_head_dim", "nh_attn_head_dim")
+nh_ffn = fact("nemotron_h_8b.intermediate_size", "nh_ffn")
+nh_vocab = fact("nemotron_h_8b.vocab_size", "nh_vocab")
+nh_ctx = fact("nemotron_h_8b.max_position_embeddings", "nh_max_context")
 bf16 = given("bf16_bytes", 2, unit="B", source="BF16 is 2 bytes; vLLM's mamba state dtype 'auto' = model dtype "
              "(mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype)")
 fp32 = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (--mamba-ssm-cache-dtype float32)")
@@ -43,9 +42,10 @@ fp32 = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (--mamba-ssm-cac
 # %%
 d_inner = claim("nh_d_inner", m_heads * m_head_dim, unit="dims")
 conv_dim = claim("nh_conv_dim", d_inner + 2 * n_groups * d_state, unit="dims")
-ssm_layer = claim("nh_ssm_state_per_layer", m_heads * m_head_dim * d_state * bf16, unit="B")
+conv_b, ssm_b = mamba2_state_bytes(m_heads, m_head_dim, d_state, n_groups, d_conv, ssm_bytes=bf16, conv_bytes=bf16)
+ssm_layer = claim("nh_ssm_state_per_layer", ssm_b, unit="B")
 conv_inputs = claim("conv_inputs", d_conv - 1)
-conv_layer = claim("nh_conv_state_per_layer", (d_conv - 1) * conv_dim * bf16, unit="B")
+conv_layer = claim("nh_conv_state_per_layer", conv_b, unit="B")
 state_seq = claim("nh_state_per_seq", mamba_layers * (ssm_layer + conv_layer), unit="B")
 state_seq_fp32 = claim("nh_state_per_seq_fp32", mamba_layers * (ssm_layer * fp32 / bf16 + conv_layer), unit="B")
 nh_kv_tok = claim("nh_kv_per_token", attn_layers * 2 * nh_kv_heads * nh_head_dim * bf16, unit="B")
@@ -66,8 +66,7 @@ l_hd = fact("llama3_1_8b.head_dim", "l_head_dim")
 l_ffn = fact("llama3_1_8b.intermediate_size", "l_ffn")
 l_vocab = fact("llama3_1_8b.vocab_size", "l_vocab")
 l_kv_tok = claim("llama_kv_per_token", 2 * l_layers * l_kv * l_hd * bf16, unit="B")
-l_params = (l_layers * (2 * l_hidden * l_heads * l_hd + 2 * l_hidden * l_kv * l_hd + 3 * l_hidden * l_ffn
-            + 2 * l_hidden) + 2 * l_vocab * l_hidden + l_hidden)
+l_params = dense_decoder_params(l_layers, l_hidden, l_heads, l_kv, l_hd, l_ffn, l_vocab)
 kv_ratio = claim("kv_ratio", l_kv_tok / nh_kv_tok, unit="x")
 llama_params = claim("llama_params", l_params, unit="params")
 llama_weights = claim("llama_weight_bytes", l_params * bf16, unit="B")

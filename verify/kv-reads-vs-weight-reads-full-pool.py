@@ -9,6 +9,8 @@
 # %%
 import math
 
+from model_shapes import dense_decoder_params
+
 from qbank.verify import check, claim, fact, given
 
 layers = fact("llama3_1_8b.num_hidden_layers", "layers")
@@ -29,8 +31,7 @@ overhead = given("runtime_overhead", 3.0e9, unit="B", source="the question's hyp
 eff = given("bw_efficiency", 0.8, unit="fraction", source="the question's hypothetical achieved fraction of "
             "datasheet bandwidth (a decode step's kernels do not all stream at peak); sensitivity below")
 
-params = layers * (2 * hidden * heads * hd + 2 * hidden * kv_heads * hd + 3 * hidden * ffn + 2 * hidden) \
-    + 2 * vocab * hidden + hidden
+params = dense_decoder_params(layers, hidden, heads, kv_heads, hd, ffn, vocab)
 weights = claim("weight_bytes", params * bf16, unit="B")
 pool = claim("kv_pool", cuda_total * util - weights - overhead, unit="B")
 pool_tokens = claim("pool_tokens", math.floor(pool / kv_tok), unit="tokens")

@@ -10,6 +10,8 @@
 # %%
 import math
 
+from model_shapes import dense_decoder_params
+
 from qbank.verify import check, claim, fact, given
 
 layers = fact("llama3_1_8b.num_hidden_layers", "layers")
@@ -36,8 +38,7 @@ done = given("preempt_progress", 0.9, unit="fraction", source="the question's hy
 long_share_arrivals = given("long_arrival_share", 0.01, unit="fraction", source="the question's hypothetical "
                             "share of requests that are 128K long")
 
-params = layers * (2 * hidden * heads * hd + 2 * hidden * kv_heads * hd + 3 * hidden * ffn + 2 * hidden) \
-    + 2 * vocab * hidden + hidden
+params = dense_decoder_params(layers, hidden, heads, kv_heads, hd, ffn, vocab)
 pool = claim("kv_pool", cuda_total * util - params * bf16 - overhead, unit="B")
 pool_tokens = claim("pool_tokens", math.floor(pool / kv_tok), unit="tokens")
 

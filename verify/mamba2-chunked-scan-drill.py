@@ -11,7 +11,7 @@
 # %%
 import torch
 
-from qbank.verify import check, claim, given, kernel_check
+from qbank.verify import check, claim, fact, given, kernel_check
 
 torch.manual_seed(0)
 T = int(given("test_tokens", 64, unit="tokens", source="test shape, small for the CPU check"))
@@ -36,7 +36,7 @@ def scan_reference(x, dt, A, B, C, h0):
     return torch.stack(ys), h
 
 
-def ssd_chunked(x, dt, A, B, C, h0, Q):
+def ssd_chunked(x, dt, A, B, C, h0, Q, carry_decay=True):
     """Chunks of Q tokens: intra-chunk masked matmuls, one state hand-off per chunk."""
     h = h0.clone()
     ys = []
@@ -53,25 +53,8 @@ def ssd_chunked(x, dt, A, B, C, h0, Q):
         y = y + torch.exp(a)[:, :, None] * torch.einsum("hpn,in->ihp", h, Cc)
         # state at the chunk end: decay the carried state over the chunk, add the chunk's own contribution
         w = torch.exp(a[-1][None, :] - a) * dtc  # (Q, H)
-        h = torch.exp(a[-1])[:, None, None] * h + torch.einsum("jh,jhp,jn->hpn", w, xc, Bc)
-        ys.append(y)
-    return torch.cat(ys), h
-
-
-def ssd_chunked_broken(x, dt, A, B, C, h0, Q):
-    """The classic bug: hand the state to the next chunk without decaying it over the chunk."""
-    h = h0.clone()
-    ys = []
-    for s in range(0, x.shape[0], Q):
-        xc, dtc, Bc, Cc = x[s:s + Q], dt[s:s + Q], B[s:s + Q], C[s:s + Q]
-        a = torch.cumsum(dtc * A, dim=0)
-        seg = a[:, None, :] - a[None, :, :]
-        mask = torch.tril(torch.ones(len(a), len(a), dtype=torch.bool))[:, :, None]
-        L = torch.where(mask, torch.exp(seg), torch.zeros_like(seg))
-        y = torch.einsum("ijh,ij,jh,jhp->ihp", L, Cc @ Bc.T, dtc, xc)
-        y = y + torch.exp(a)[:, :, None] * torch.einsum("hpn,in->ihp", h, Cc)
-        w = torch.exp(a[-1][None, :] - a) * dtc
-        h = h + torch.einsum("jh,jhp,jn->hpn", w, xc, Bc)  # missing exp(a[-1]) on the old state
+        decay = torch.exp(a[-1])[:, None, None] if carry_decay else 1.0  # False: the bug the tests must catch
+        h = decay * h + torch.einsum("jh,jhp,jn->hpn", w, xc, Bc)
         ys.append(y)
     return torch.cat(ys), h
 
@@ -95,7 +78,7 @@ y1, h1 = ssd_chunked(x[:split], dt[:split], A, B[:split], C[:split], h0, q_small
 y2, h2 = ssd_chunked(x[split:], dt[split:], A, B[split:], C[split:], h1, q_small)
 check(torch.allclose(torch.cat([y1, y2]), y_ref, rtol=1e-10, atol=1e-10) and torch.allclose(h2, h_ref),
       "two prefill steps that hand over the state equal one pass")
-yb, hb = ssd_chunked_broken(x, dt, A, B, C, h0, q_small)
+yb, hb = ssd_chunked(x, dt, A, B, C, h0, q_small, carry_decay=False)
 broken_err = claim("broken_max_error", float((yb - y_ref).abs().max()))
 check(broken_err > 1e-3, "the undecayed hand-off is caught")
 ok_err = claim("chunked_max_error", float((ssd_chunked(x, dt, A, B, C, h0, q_small)[0] - y_ref).abs().max()))
@@ -107,12 +90,10 @@ ok_err = claim("chunked_max_error", float((ssd_chunked(x, dt, A, B, C, h0, q_sma
 # + carried-state output (2PN); the per-chunk state hand-off is PN per chunk, i.e. PN/Q per token.
 
 # %%
-SRC = ("huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json, via its verbatim copy in "
-       "github:NVIDIA-NeMo/Megatron-Bridge tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py @2310230d")
-p_ = given("nh_head_dim", 64, unit="dims", source=SRC + ": mamba_head_dim")
-n_ = given("nh_d_state", 128, unit="dims", source=SRC + ": ssm_state_size")
-q_ = given("nh_chunk", 128, unit="tokens", source=SRC + ": chunk_size")
-ctx = given("prompt", 8192, unit="tokens", source=SRC + ": max_position_embeddings (a full-length prompt)")
+p_ = fact("nemotron_h_8b.mamba_head_dim", "nh_head_dim")
+n_ = fact("nemotron_h_8b.ssm_state_size", "nh_d_state")
+q_ = fact("nemotron_h_8b.chunk_size", "nh_chunk")
+ctx = fact("nemotron_h_8b.max_position_embeddings", "prompt")
 rec = claim("flops_recurrence", 4 * p_ * n_, unit="FLOP")
 chunked = claim("flops_chunked", 2 * q_ * n_ + 2 * q_ * p_ + 4 * p_ * n_ + 2 * p_ * n_ / q_, unit="FLOP")
 overhead = claim("chunked_over_recurrence", chunked / rec, unit="x")
@@ -130,9 +111,9 @@ print(f"recurrence {rec:.0f} FLOP/token/head; chunked Q=128 {chunked:.0f} ({over
 # in_proj: hidden -> d_inner (z) + conv_dim (x, B, C) + heads (dt); out_proj: d_inner -> hidden.
 
 # %%
-hid = given("nh_hidden", 4096, unit="dims", source=SRC + ": hidden_size")
-heads = given("nh_heads", 128, unit="heads", source=SRC + ": mamba_num_heads")
-grp = given("nh_groups", 8, source=SRC + ": n_groups")
+hid = fact("nemotron_h_8b.hidden_size", "nh_hidden")
+heads = fact("nemotron_h_8b.mamba_num_heads", "nh_heads")
+grp = fact("nemotron_h_8b.n_groups", "nh_groups")
 d_in = heads * p_
 proj = claim("flops_projections", 2 * hid * (d_in + (d_in + 2 * grp * n_) + heads) + 2 * d_in * hid, unit="FLOP")
 scan_layer = claim("flops_scan_layer", heads * chunked, unit="FLOP")

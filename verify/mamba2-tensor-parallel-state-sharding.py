@@ -12,6 +12,8 @@
 # %%
 import math
 
+from model_shapes import extra_groups, mamba2_state_bytes
+
 from qbank.verify import check, claim, fact, given
 
 m_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
@@ -28,14 +30,9 @@ align = given("kernel_block_alignment", 16, unit="tokens", source="vLLM v0.18.1 
 heads_per_group = claim("heads_per_group", heads / groups, unit="heads")
 
 
-def extra_groups(g: float, tp: int) -> float:
-    return 0 if g % tp == 0 else tp - g
-
-
 def per_rank(tp: int) -> dict[str, float]:
     g = groups + extra_groups(groups, tp)
-    conv = (d_conv - 1) * (heads * hd + 2 * g * d_state) / tp * bf16
-    ssm = heads / tp * hd * d_state * bf16
+    conv, ssm = mamba2_state_bytes(heads, hd, d_state, groups, d_conv, tp=tp, ssm_bytes=bf16, conv_bytes=bf16)
     kvh = max(1, kv_heads / tp)
     attn_tok = 2 * kvh * attn_hd * bf16
     page = conv + ssm
@@ -72,8 +69,8 @@ check(per_rank(8)["block"] == 528 and per_rank(16)["block"] == 272, "block 528 u
 # ## Where the extra bytes at TP16 come from: only the conv state's B and C channels
 
 # %%
-conv16 = (d_conv - 1) * (heads * hd + 2 * (groups + extra_groups(groups, 16)) * d_state) / 16 * bf16
-conv16_ideal = (d_conv - 1) * (heads * hd + 2 * groups * d_state) / 16 * bf16
+conv16 = mamba2_state_bytes(heads, hd, d_state, groups, d_conv, tp=16, conv_bytes=bf16)[0]
+conv16_ideal = mamba2_state_bytes(heads, hd, d_state, groups, d_conv, conv_bytes=bf16)[0] / 16
 extra_per_layer = claim("extra_conv_bytes_tp16", conv16 - conv16_ideal, unit="B")
 ssm16 = claim("ssm_per_layer_tp16", heads / 16 * hd * d_state * bf16, unit="B")
 

@@ -14,6 +14,7 @@
 import math
 
 import torch
+from model_shapes import mamba2_state_bytes
 
 from qbank.verify import check, claim, fact, given
 
@@ -88,7 +89,9 @@ ssm_fp32 = claim("ssm_state_fp32", m_layers * heads_n * P * N * 4, unit="B")
 kv_tok = given("kv_per_token", 16384, unit="B", source="Nemotron-H-8B: 4 attention layers x 2 x 8 KV heads x 128 x "
                "2 B (facts nemotron_h_8b)")
 ctx = given("context", 2048, unit="tokens", source="the question's hypothetical request length")
-conv = m_layers * 3 * (heads_n * P + 2 * 8 * N) * 2
+groups = fact("nemotron_h_8b.n_groups", "groups")
+d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
+conv = m_layers * mamba2_state_bytes(heads_n, P, N, groups, d_conv)[0]
 seq_bf16 = ssm_bf16 + conv + kv_tok * ctx
 seq_fp32 = ssm_fp32 + conv + kv_tok * ctx
 fewer = claim("fewer_sequences_fp32", 1 - seq_bf16 / seq_fp32, unit="fraction")

@@ -13,22 +13,21 @@
 # %%
 import math
 
-from qbank.verify import check, claim, given
+from model_shapes import mamba2_state_bytes
 
-SRC = ("huggingface.co/nvidia/Nemotron-H-8B-Base-8K config.json, via its verbatim copy in "
-       "github:NVIDIA-NeMo/Megatron-Bridge tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py "
-       "@2310230d (nemotronh_8b_config_dict)")
+from qbank.verify import check, claim, fact, given
+
 VLLM = "vLLM v0.18.1 vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config"
-heads = given("mamba_heads", 128, unit="heads", source=SRC + ": mamba_num_heads")
-head_dim = given("mamba_head_dim", 64, unit="dims", source=SRC + ": mamba_head_dim")
-groups = given("n_groups", 8, source=SRC + ": n_groups")
-d_state = given("d_state", 128, unit="dims", source=SRC + ": ssm_state_size")
-d_conv = given("conv_kernel", 4, source=SRC + ": conv_kernel")
-chunk = given("ssd_chunk_size", 128, unit="tokens", source=SRC + ": chunk_size")
-kv_heads = given("kv_heads", 8, unit="heads", source=SRC + ": num_key_value_heads")
-attn_hd = given("attn_head_dim", 128, unit="dims", source=SRC + ": attention_head_dim")
-attn_layers = given("attention_layers", 4, unit="layers", source=SRC + ": four '*' in hybrid_override_pattern")
-mamba_layers = given("mamba_layers", 24, unit="layers", source=SRC + ": 24 'M' in hybrid_override_pattern")
+heads = fact("nemotron_h_8b.mamba_num_heads", "mamba_heads")
+head_dim = fact("nemotron_h_8b.mamba_head_dim", "mamba_head_dim")
+groups = fact("nemotron_h_8b.n_groups", "n_groups")
+d_state = fact("nemotron_h_8b.ssm_state_size", "d_state")
+d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
+chunk = fact("nemotron_h_8b.chunk_size", "ssd_chunk_size")
+kv_heads = fact("nemotron_h_8b.num_key_value_heads", "kv_heads")
+attn_hd = fact("nemotron_h_8b.attention_head_dim", "attn_head_dim")
+attn_layers = fact("nemotron_h_8b.attention_layers", "attention_layers")
+mamba_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
 align = given("kernel_block_alignment", 16, unit="tokens", source=VLLM + ": kernel_block_alignment_size = 16 "
               "(FlashAttention needs a multiple of 16)")
 default_block = given("default_block", 16, unit="tokens", source="vllm/config/cache.py DEFAULT_BLOCK_SIZE = 16")
@@ -39,8 +38,7 @@ fp32 = given("fp32_bytes", 4, unit="B", source="--mamba-ssm-cache-dtype float32 
 
 
 def mamba_page(ssm_bytes: float) -> float:
-    conv_dim = heads * head_dim + 2 * groups * d_state
-    return (d_conv - 1) * conv_dim * bf16 + heads * head_dim * d_state * ssm_bytes
+    return sum(mamba2_state_bytes(heads, head_dim, d_state, groups, d_conv, ssm_bytes=ssm_bytes, conv_bytes=bf16))
 
 
 def block_none(mpage: float, attn_1tok: float) -> int:
