@@ -8,7 +8,9 @@
 # mamba_ssm/modules/mamba2.py: A_init_range=(1, 16), dt_min=0.001, dt_max=0.1): an assumed regime, not a trained
 # model's values; the slow heads (small dt, |A| = 1) are the ones that remember, and the ones rounding hurts.
 # vLLM keeps the SSM state in the model dtype unless --mamba-ssm-cache-dtype says otherwise
-# (vllm/model_executor/layers/mamba/mamba_utils.py @02d71083, MambaStateDtypeCalculator._mamba_state_dtype).
+# (vllm/model_executor/layers/mamba/mamba_utils.py @02d71083, MambaStateDtypeCalculator._mamba_state_dtype);
+# for Nemotron-H, vllm/model_executor/models/config.py NemotronHForCausalLMConfig (in MODELS_CONFIG_MAP from the
+# v0.16.0 API docs) replaces 'auto' with the HF config's mamba_ssm_cache_dtype, or float16 when it names none.
 
 # %%
 import math
