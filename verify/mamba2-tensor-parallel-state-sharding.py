@@ -25,7 +25,9 @@ d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
 kv_heads = fact("nemotron_h_8b.num_key_value_heads", "kv_heads")
 attn_hd = fact("nemotron_h_8b.attention_head_dim", "attn_head_dim")
 a_layers = fact("nemotron_h_8b.attention_layers", "attention_layers")
-bf16 = given("bf16_bytes", 2, unit="B", source="BF16 is 2 bytes (vLLM's default conv and SSM state dtype)")
+bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
+             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
+             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
 align = given("kernel_block_alignment", 16, unit="tokens", source="vLLM v0.18.1 config.py kernel_block_alignment_size")
 heads_per_group = claim("heads_per_group", heads / groups, unit="heads")
 
