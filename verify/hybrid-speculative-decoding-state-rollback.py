@@ -26,9 +26,7 @@ hbm_bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw")
 flops = fact("h100_sxm.bf16_dense", "bf16_flops")
 cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total_bytes")
 util = fact("vllm.gpu_memory_utilization_default", "util")
-bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
-             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
-             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
+bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 fp32 = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (the ring's dt, per mamba_utils.py)")
 weights = given("weight_bytes", 16.2e9, unit="B", source="Nemotron-H-8B in BF16: 8.10B parameters counted from the "
                 "config in hybrid-vs-dense-sequences-per-gpu")

@@ -32,9 +32,7 @@ nh_head_dim = fact("nemotron_h_8b.attention_head_dim", "nh_attn_head_dim")
 nh_ffn = fact("nemotron_h_8b.intermediate_size", "nh_ffn")
 nh_vocab = fact("nemotron_h_8b.vocab_size", "nh_vocab")
 nh_ctx = fact("nemotron_h_8b.max_position_embeddings", "nh_max_context")
-bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
-             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
-             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
+bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 fp32 = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (--mamba-ssm-cache-dtype float32)")
 
 # %% [markdown]

@@ -94,9 +94,7 @@ m_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
 heads = fact("nemotron_h_8b.mamba_num_heads", "heads")
 hd = fact("nemotron_h_8b.mamba_head_dim", "head_dim")
 ds = fact("nemotron_h_8b.ssm_state_size", "d_state")
-bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
-             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
-             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
+bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw")
 peak = fact("h100_sxm.bf16_dense", "bf16_flops")
 state_bytes_tok = claim("state_traffic_per_seq", 2 * m_layers * heads * hd * ds * bf16, unit="B")

@@ -25,9 +25,7 @@ d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
 kv_heads = fact("nemotron_h_8b.num_key_value_heads", "kv_heads")
 attn_hd = fact("nemotron_h_8b.attention_head_dim", "attn_head_dim")
 a_layers = fact("nemotron_h_8b.attention_layers", "attention_layers")
-bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
-             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
-             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
+bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 align = given("kernel_block_alignment", 16, unit="tokens", source="vLLM v0.18.1 config.py kernel_block_alignment_size")
 heads_per_group = claim("heads_per_group", heads / groups, unit="heads")
 

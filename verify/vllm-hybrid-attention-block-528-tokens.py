@@ -31,9 +31,7 @@ mamba_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
 align = given("kernel_block_alignment", 16, unit="tokens", source=VLLM + ": kernel_block_alignment_size = 16 "
               "(FlashAttention needs a multiple of 16)")
 default_block = given("default_block", 16, unit="tokens", source="vllm/config/cache.py DEFAULT_BLOCK_SIZE = 16")
-bf16 = given("bf16_bytes", 2, unit="B", source="2 bytes per value: BF16 model dtype, which vLLM's mamba state dtype 'auto' inherits (mamba_utils.py "
-             "MambaStateDtypeCalculator), or FP16, which NemotronHForCausalLMConfig (models/config.py) substitutes for "
-             "Nemotron-H when the HF config names no mamba_ssm_cache_dtype")
+bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 fp8 = given("fp8_bytes", 1, unit="B", source="FP8 KV cache (--kv-cache-dtype fp8) stores 1 byte per value")
 fp32 = given("fp32_bytes", 4, unit="B", source="--mamba-ssm-cache-dtype float32 stores 4 bytes per value")
 
