@@ -42,22 +42,51 @@ claim("seqs_cross_1k", round(crossover / 1024), unit="sequences")
 pool_over_w = claim("pool_over_weights", pool / weights, unit="x")
 
 # %% [markdown]
-# ## Step time and throughput at a full pool, by context length
+# ## Step time and throughput at a full pool, by context length, priced kernel by kernel
+# The linear layers (GEMMs) and the attention kernel run in series, so each is priced on its own roofline and the
+# times add: GEMMs max(weight bytes, GEMM FLOPs), attention max(KV bytes, attention FLOPs). A single
+# max(weights + KV, all FLOPs) would let the attention kernel's KV read hide the GEMMs' compute.
+# GEMM FLOPs: 2 per weight per sequence, minus the input embedding (a lookup, not a GEMM).
+# Attention FLOPs per cached token per layer: QK^T and PV, 2 FLOP each per query head and head dim.
 
 # %%
+flop_eff = given("flop_efficiency", 0.8, unit="fraction", source="the question's hypothetical achieved fraction of "
+                 "dense BF16 peak for the GEMMs and attention (the same derating as the bandwidth)")
+gemm_params = claim("gemm_params", params - vocab * hidden, unit="params")
+attn_flops_tok = 4 * layers * heads * hd
+
+
+def gemm_time(seqs: float) -> float:
+    return max(weights / (bw * 1e12 * eff), 2 * gemm_params * seqs / (peak * 1e12 * flop_eff))
+
+
+def attn_time(tokens: float, kv_bytes_per_tok: float) -> float:
+    return max(tokens * kv_bytes_per_tok / (bw * 1e12 * eff), attn_flops_tok * tokens / (peak * 1e12 * flop_eff))
+
+
 t_full = claim("t_step_full_pool", (weights + pool) / (bw * 1e12 * eff), unit="s")
 kv_share = claim("kv_share_full_pool", pool / (weights + pool), unit="fraction")
+gemm_ridge = claim("gemm_ridge_seqs", weights / (bw * 1e12 * eff) * peak * 1e12 * flop_eff / (2 * gemm_params),
+                   unit="sequences")
 rows = {}
 for ctx_len in (1024, 8192, 32768):
     c = given(f"ctx_{ctx_len}", ctx_len, unit="tokens", source="the question's hypothetical context length")
     seqs = math.floor(pool_tokens / c)
-    t_flop = 2 * params * seqs / (peak * 1e12)
     check(weights + overhead + seqs * c * kv_tok <= cuda_total * util, f"{seqs} sequences of {ctx_len} fit")
+    t = gemm_time(seqs) + attn_time(seqs * c, kv_tok)
     rows[ctx_len] = (claim(f"seqs_{ctx_len}", seqs, unit="sequences"),
-                     claim(f"tps_{ctx_len}", seqs / t_full, unit="tokens/s"),
-                     claim(f"flop_share_{ctx_len}", t_flop / t_full, unit="fraction"))
-check(rows[1024][2] < 1, "even the largest batch stays under the FLOP roof (linear layers)")
-ratio_1k_32k = claim("tps_1k_over_32k", rows[1024][1] / rows[32768][1], unit="x")
+                     claim(f"t_step_{ctx_len}", t, unit="s"),
+                     claim(f"tps_{ctx_len}", seqs / t, unit="tokens/s"),
+                     claim(f"gemm_flop_over_weight_time_{ctx_len}",
+                           2 * gemm_params * seqs / (peak * 1e12 * flop_eff) / (weights / (bw * 1e12 * eff)),
+                           unit="fraction"))
+check(rows[1024][3] > 1, "at 1K context the pool's 440 sequences push the GEMMs past their ridge")
+check(rows[8192][3] < 1 and rows[32768][3] < 1, "at 8K and 32K the GEMMs stay bandwidth-bound")
+attn_intensity = claim("attn_intensity", attn_flops_tok / kv_tok, unit="x")
+check(attn_intensity * 10 < peak / bw, "decode attention is far below the ridge at any batch")
+gemm_excess_1k = claim("gemm_excess_1024", rows[1024][1] - t_full, unit="s")
+ratio_1k_32k = claim("tps_1k_over_32k", rows[1024][2] / rows[32768][2], unit="x")
+ctx_ratio = claim("ctx_ratio_32k_1k", 32768 / 1024, unit="x")
 
 # %% [markdown]
 # ## Half the pool: KV reads fall, but the weight term does not
@@ -73,10 +102,15 @@ speedup_half = claim("half_pool_step_speedup", t_full / t_half, unit="x")
 
 # %%
 fp8_tokens = claim("fp8_pool_tokens", math.floor(pool / (kv_tok / 2)), unit="tokens")
-seqs_fp8_8k = claim("seqs_fp8_8192", math.floor(fp8_tokens / 8192), unit="sequences")
-tps_fp8_8k = claim("tps_fp8_8192", seqs_fp8_8k / t_full, unit="tokens/s")
-fp8_gain = claim("fp8_gain_8192", tps_fp8_8k / rows[8192][1], unit="x")
-flop_fp8_1k = claim("flop_share_fp8_1024", 2 * params * math.floor(fp8_tokens / 1024) / (peak * 1e12) / t_full,
-                    unit="fraction")
+fp8_rows = {}
+for ctx_len in (1024, 8192):
+    n = math.floor(fp8_tokens / ctx_len)
+    t = gemm_time(n) + attn_time(n * ctx_len, kv_tok / 2)
+    fp8_rows[ctx_len] = (claim(f"seqs_fp8_{ctx_len}", n, unit="sequences"), t,
+                         claim(f"tps_fp8_{ctx_len}", n / t, unit="tokens/s"))
+claim("t_step_fp8_1024", fp8_rows[1024][1], unit="s")
+fp8_gain = claim("fp8_gain_8192", fp8_rows[8192][2] / rows[8192][2], unit="x")
+fp8_gain_1k = claim("fp8_gain_1024", fp8_rows[1024][2] / rows[1024][2], unit="x")
+check(fp8_gain_1k < fp8_gain, "the compute-bound GEMMs eat part of FP8's gain at 1K")
 eff_lo = given("bw_efficiency_low", 0.6, unit="fraction", source="sensitivity: a lower achieved bandwidth")
 t_full_lo = claim("t_step_full_pool_low_eff", (weights + pool) / (bw * 1e12 * eff_lo), unit="s")
