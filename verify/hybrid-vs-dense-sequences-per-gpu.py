@@ -11,7 +11,7 @@
 # %%
 import math
 
-from model_shapes import dense_decoder_params, mamba2_state_bytes
+from model_shapes import dense_decoder_params, mamba2_state_bytes, nemotron_h_params
 
 from qbank.verify import check, claim, fact, given
 
@@ -71,20 +71,16 @@ llama_params = claim("llama_params", l_params, unit="params")
 llama_weights = claim("llama_weight_bytes", l_params * bf16, unit="B")
 
 # %% [markdown]
-# ## Nemotron-H-8B's parameters from the same config
-# Mamba-2 mixer: in_proj hidden -> (z: d_inner, xBC: conv_dim, dt: heads), depthwise conv1d with bias over
-# conv_dim, dt_bias/A_log/D per head, gated RMSNorm over d_inner, out_proj d_inner -> hidden. Attention:
-# q/o hidden x (32 x 128), k/v hidden x (8 x 128). MLP: up and down, hidden x 21504. One RMSNorm per block.
+# ## Nemotron-H-8B's parameters from the same config (model_shapes.nemotron_h_params, block by block)
 
 # %%
-mamba_p = hidden * (d_inner + conv_dim + m_heads) + conv_dim * d_conv + conv_dim + 3 * m_heads + d_inner \
-    + d_inner * hidden + hidden
-attn_p = 2 * hidden * 32 * nh_head_dim + 2 * hidden * nh_kv_heads * nh_head_dim + hidden
-mlp_p = 2 * hidden * nh_ffn + hidden
-nh_p = mamba_layers * mamba_p + attn_layers * attn_p + mlp_layers * mlp_p + 2 * nh_vocab * hidden + hidden
+nh_q_heads = fact("nemotron_h_8b.num_attention_heads", "nh_q_heads")
+nh_p = nemotron_h_params(mamba_layers, attn_layers, mlp_layers, hidden, m_heads, m_head_dim, n_groups, d_state,
+                         d_conv, nh_q_heads, nh_kv_heads, nh_head_dim, nh_ffn, nh_vocab)
 nh_params = claim("nh_params", nh_p, unit="params")
 nh_weights = claim("nh_weight_bytes", nh_p * bf16, unit="B")
 check(8.0e9 < nh_p < 8.2e9, "about 8.1B parameters, as the model's name says")
+check(nh_p == fact("derived.nemotron_h_8b_params", "nh_params_fact"), "the facts file's derived count is this count")
 
 # %% [markdown]
 # ## The pool on one H100 80GB, vLLM V1 accounting

@@ -104,8 +104,7 @@ intensity = claim("state_update_intensity", flops_tok / state_bytes_tok, unit="x
 ridge = claim("h100_ridge", peak * 1e12 / (bw * 1e12), unit="x")
 check(intensity < ridge / 100, "the state update is bandwidth-bound at any batch size")
 batch = given("batch", 64, unit="sequences", source="the question's hypothetical decode batch")
-weights = given("weight_bytes", 16.2e9, unit="B", source="Nemotron-H-8B, 8.10B parameters in BF16 (counted from the "
-                "config in hybrid-vs-dense-sequences-per-gpu)")
+weights = claim("weight_bytes", fact("derived.nemotron_h_8b_params", "nh_params") * bf16, unit="B")
 state_step = claim("state_traffic_batch", batch * state_bytes_tok, unit="B")
 t_state = claim("t_state", state_step / (bw * 1e12), unit="s")
 t_weights = claim("t_weights", weights / (bw * 1e12), unit="s")
