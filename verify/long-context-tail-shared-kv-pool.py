@@ -57,11 +57,12 @@ left_typ = claim("typical_left_with_max_long", math.floor(left / typical), unit=
 
 # %% [markdown]
 # ## What a long prefill costs, and what a preemption throws away
-# Prefill FLOPs: linear layers 2 * params * L, causal attention 2 * L^2 * layers * heads * head_dim (QK^T and
-# PV over half the square, 2 FLOP per multiply-add).
+# Prefill FLOPs: the layers' GEMMs 2 * (params - embedding - LM head) * L; the LM head runs on the last prompt
+# token only (vLLM computes logits for the positions it samples; the embedding is a lookup); causal attention
+# 2 * L^2 * layers * heads * head_dim (QK^T and PV over half the square, 2 FLOP per multiply-add).
 
 # %%
-lin = 2 * params * max_ctx
+lin = 2 * (params - 2 * vocab * hidden) * max_ctx + 2 * vocab * hidden
 attn = 2 * max_ctx ** 2 * layers * heads * hd
 prefill_flop = claim("long_prefill_flop", lin + attn, unit="FLOP")
 attn_share = claim("long_prefill_attention_share", attn / (lin + attn), unit="fraction")
