@@ -36,8 +36,9 @@ def per_rank(tp: int) -> dict[str, float]:
     kvh = max(1, kv_heads / tp)
     attn_tok = 2 * kvh * attn_hd * bf16
     page = conv + ssm
-    return {"groups": g, "page": page, "attn_tok": attn_tok,
-            "block": align * math.ceil(page / (align * attn_tok)), "kvh": kvh}
+    block = align * math.ceil(page / (align * attn_tok))
+    # vLLM pads the Mamba page up to the attention page (block x attn_tok), so that is what a sequence holds
+    return {"groups": g, "page": page, "attn_tok": attn_tok, "block": block, "padded": block * attn_tok, "kvh": kvh}
 
 
 # %% [markdown]
@@ -80,6 +81,28 @@ ssm16 = claim("ssm_per_layer_tp16", heads / 16 * hd * d_state * bf16, unit="B")
 
 # %%
 L = fact("nemotron_h_8b.max_position_embeddings", "max_context")
-seq8 = claim("seq_bytes_tp8", m_layers * per_rank(8)["page"] + a_layers * per_rank(8)["attn_tok"] * L, unit="B")
-seq16 = claim("seq_bytes_tp16", m_layers * per_rank(16)["page"] + a_layers * per_rank(16)["attn_tok"] * L, unit="B")
+
+
+def seq_bytes(tp: int) -> float:
+    """What vLLM allocates per rank for one L-token sequence: padded Mamba pages plus whole attention blocks."""
+    r = per_rank(tp)
+    return m_layers * r["padded"] + a_layers * math.ceil(L / r["block"]) * r["block"] * r["attn_tok"]
+
+
+seq8 = claim("seq_bytes_tp8", seq_bytes(8), unit="B")
+seq16 = claim("seq_bytes_tp16", seq_bytes(16), unit="B")
 shrink = claim("tp16_over_tp8_seq_bytes", seq16 / seq8, unit="x")
+
+# %% [markdown]
+# ## The padding vLLM adds at TP16 costs more than the replicated groups
+
+# %%
+padded16 = claim("padded_state_tp16", m_layers * r16["padded"], unit="B")
+pad_over_ideal16 = claim("padded_over_ideal_tp16", padded16 / ideal16, unit="x")
+pad_share16 = claim("padding_share_tp16", (r16["padded"] - r16["page"]) / r16["page"], unit="fraction")
+check(r16["padded"] - r16["page"] > r16["page"] - base["page"] / 16, "at TP16 the page padding exceeds the groups' cost")
+domain = fact("h100_sxm.nvlink_domain", "nvlink_domain")
+nodes16 = claim("nodes_tp16", 16 / domain, unit="nodes")
+claim("attn_bytes_per_token_layer_tp16", r16["attn_tok"], unit="B")
+claim("padding_share_tp1", (base["padded"] - base["page"]) / base["page"], unit="fraction")
+claim("padding_over_groups_tp16", (r16["padded"] - r16["page"]) / extra_per_layer, unit="x")
