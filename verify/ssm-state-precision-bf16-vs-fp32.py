@@ -86,14 +86,17 @@ fp32_eps = claim("fp32_unit_roundoff", 2.0 ** -24, unit="fraction")
 # %%
 m_layers = fact("nemotron_h_8b.mamba_layers", "mamba_layers")
 heads_n = fact("nemotron_h_8b.mamba_num_heads", "mamba_heads")
-ssm_bf16 = claim("ssm_state_bf16", m_layers * heads_n * P * N * 2, unit="B")
-ssm_fp32 = claim("ssm_state_fp32", m_layers * heads_n * P * N * 4, unit="B")
-kv_tok = given("kv_per_token", 16384, unit="B", source="Nemotron-H-8B: 4 attention layers x 2 x 8 KV heads x 128 x "
-               "2 B (facts nemotron_h_8b)")
+state_b = fact("nemotron_h_8b.state_dtype_bytes", "state_bytes")
+fp32_b = given("fp32_bytes", 4, unit="B", source="FP32 is 4 bytes (--mamba-ssm-cache-dtype float32)")
+ssm_bf16 = claim("ssm_state_bf16", m_layers * heads_n * P * N * state_b, unit="B")
+ssm_fp32 = claim("ssm_state_fp32", m_layers * heads_n * P * N * fp32_b, unit="B")
+kv_tok = claim("kv_per_token", fact("nemotron_h_8b.attention_layers", "attention_layers") * 2
+               * fact("nemotron_h_8b.num_key_value_heads", "kv_heads")
+               * fact("nemotron_h_8b.attention_head_dim", "attn_head_dim") * state_b, unit="B")
 ctx = given("context", 2048, unit="tokens", source="the question's hypothetical request length")
 groups = fact("nemotron_h_8b.n_groups", "groups")
 d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
-conv = m_layers * mamba2_state_bytes(heads_n, P, N, groups, d_conv)[0]
+conv = m_layers * mamba2_state_bytes(heads_n, P, N, groups, d_conv, conv_bytes=state_b)[0]
 seq_bf16 = ssm_bf16 + conv + kv_tok * ctx
 seq_fp32 = ssm_fp32 + conv + kv_tok * ctx
 fewer = claim("fewer_sequences_fp32", 1 - seq_bf16 / seq_fp32, unit="fraction")
