@@ -85,23 +85,34 @@ ok_err = claim("chunked_max_error", float((ssd_chunked(x, dt, A, B, C, h0, q_sma
 
 # %% [markdown]
 # ## Cost per token and head, Nemotron-H-8B's shape (head_dim 64, d_state 128, chunk 128)
-# Recurrence: update (2PN) + output (2PN) per token, as matrix-vector work, T dependent steps.
-# Chunked, per token: C B^T row (2QN) + masked mix into x (2QP) + chunk-state contribution (2PN)
-# + carried-state output (2PN); the per-chunk state hand-off is PN per chunk, i.e. PN/Q per token.
+# Recurrence: update (decay multiply PN, x B^T outer product PN, add PN) + output (2PN) = 5PN per token, as
+# matrix-vector work, T dependent steps (the same 5 FLOP per state element as the decode step's kernel).
+# Chunked, per token: C B^T row (2QN, computed once per B/C group and shared by its heads_per_group heads, as the
+# SSD kernels' chunk bmm does per group) + masked mix into x (2QP) + chunk-state contribution (2PN) + carried-state
+# output (2PN); the per-chunk state hand-off (decay and add, 2PN per chunk) is 2PN/Q per token.
 
 # %%
 p_ = fact("nemotron_h_8b.mamba_head_dim", "nh_head_dim")
 n_ = fact("nemotron_h_8b.ssm_state_size", "nh_d_state")
 q_ = fact("nemotron_h_8b.chunk_size", "nh_chunk")
 ctx = fact("nemotron_h_8b.max_position_embeddings", "prompt")
-rec = claim("flops_recurrence", 4 * p_ * n_, unit="FLOP")
-chunked = claim("flops_chunked", 2 * q_ * n_ + 2 * q_ * p_ + 4 * p_ * n_ + 2 * p_ * n_ / q_, unit="FLOP")
+heads = fact("nemotron_h_8b.mamba_num_heads", "nh_heads")
+grp = fact("nemotron_h_8b.n_groups", "nh_groups")
+hpg = claim("nh_heads_per_group", heads / grp, unit="heads")
+
+
+def chunked_flops(q: float) -> float:
+    return 2 * q * n_ / hpg + 2 * q * p_ + 4 * p_ * n_ + 2 * p_ * n_ / q
+
+
+per_el = claim("flops_per_state_element", 5, unit="FLOP")
+rec = claim("flops_recurrence", per_el * p_ * n_, unit="FLOP")
+chunked = claim("flops_chunked", chunked_flops(q_), unit="FLOP")
 overhead = claim("chunked_over_recurrence", chunked / rec, unit="x")
 steps_rec = claim("serial_steps_recurrence", ctx, unit="steps")
 steps_chunk = claim("serial_steps_chunked", ctx / q_, unit="steps")
 q_alt = given("chunk_alt", 256, unit="tokens", source="Mamba-2's default chunk_size (mamba_ssm Mamba2 chunk_size=256)")
-chunked_256 = claim("flops_chunked_256", 2 * q_alt * n_ + 2 * q_alt * p_ + 4 * p_ * n_ + 2 * p_ * n_ / q_alt,
-                    unit="FLOP")
+chunked_256 = claim("flops_chunked_256", chunked_flops(q_alt), unit="FLOP")
 overhead_256 = claim("chunked_over_recurrence_256", chunked_256 / rec, unit="x")
 print(f"recurrence {rec:.0f} FLOP/token/head; chunked Q=128 {chunked:.0f} ({overhead:.2f}x), Q=256 "
       f"{chunked_256:.0f} ({overhead_256:.2f}x); serial steps {steps_rec:.0f} -> {steps_chunk:.0f}")
@@ -112,8 +123,7 @@ print(f"recurrence {rec:.0f} FLOP/token/head; chunked Q=128 {chunked:.0f} ({over
 
 # %%
 hid = fact("nemotron_h_8b.hidden_size", "nh_hidden")
-heads = fact("nemotron_h_8b.mamba_num_heads", "nh_heads")
-grp = fact("nemotron_h_8b.n_groups", "nh_groups")
+claim("cb_row_flops_ungrouped", 2 * q_ * n_, unit="FLOP")
 d_in = heads * p_
 proj = claim("flops_projections", 2 * hid * (d_in + (d_in + 2 * grp * n_) + heads) + 2 * d_in * hid, unit="FLOP")
 scan_layer = claim("flops_scan_layer", heads * chunked, unit="FLOP")
