@@ -124,3 +124,26 @@ check(nh_short < ll_short, "below the crossover the dense model fits more sequen
 state_share_8k = claim("state_share_at_8k", state_seq / (state_seq + nh_kv_tok * nh_ctx), unit="fraction")
 print(f"crossover {cross:.0f} tokens (fp32 SSM state: {cross32:.0f}); at 256 tokens Llama {ll_short:.0f} vs "
       f"Nemotron-H {nh_short:.0f}")
+
+# %% [markdown]
+# ## The same counts as vLLM allocates them: 528-token attention blocks, Mamba pages padded to match
+# (page unification, vllm/model_executor/models/config.py HybridAttentionMambaModelConfig; see
+# vllm-hybrid-attention-block-528-tokens). Llama keeps 16-token blocks, which 256 and 512 fill exactly.
+
+# %%
+align = given("kernel_block_alignment", 16, unit="tokens", source="vLLM kernel_block_alignment_size = 16 "
+              "(HybridAttentionMambaModelConfig.verify_and_update_config)")
+attn_layer_tok = nh_kv_tok / attn_layers
+blk = claim("nh_block_tokens", align * math.ceil((ssm_layer + conv_layer) / (align * attn_layer_tok)), unit="tokens")
+padded_state = claim("nh_state_per_seq_padded", mamba_layers * blk * attn_layer_tok, unit="B")
+
+
+def nh_alloc(length: float) -> float:
+    return padded_state + math.ceil(length / blk) * blk * nh_kv_tok
+
+
+nh_short_vllm = claim("nh_seqs_short_vllm", math.floor(pool_nh / nh_alloc(short)), unit="sequences")
+dense_block = given("dense_block", 16, unit="tokens", source="vllm/config/cache.py DEFAULT_BLOCK_SIZE = 16")
+check(short % dense_block == 0, "Llama's 16-token blocks hold 256 tokens exactly: no rounding on the dense side")
+cross_vllm = claim("crossover_tokens_vllm", nh_alloc(blk) / l_kv_tok, unit="tokens")
+check(cross_vllm < blk, "under vLLM's accounting the crossover still falls inside the first 528-token block")
