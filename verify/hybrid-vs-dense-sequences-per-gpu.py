@@ -147,3 +147,16 @@ dense_block = given("dense_block", 16, unit="tokens", source="vllm/config/cache.
 check(short % dense_block == 0, "Llama's 16-token blocks hold 256 tokens exactly: no rounding on the dense side")
 cross_vllm = claim("crossover_tokens_vllm", nh_alloc(blk) / l_kv_tok, unit="tokens")
 check(cross_vllm < blk, "under vLLM's accounting the crossover still falls inside the first 528-token block")
+
+# %% [markdown]
+# ## The scheduler's cap: vLLM's default max_num_seqs on an H100
+# vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: on a GPU with >= 70 GiB that is not an A100,
+# max_num_seqs defaults to 1024 (LLM class and OpenAI server alike). Short dense requests hit it first.
+
+# %%
+cap = given("max_num_seqs_h100", 1024, unit="sequences", source="vllm/engine/arg_utils.py "
+            "EngineArgs.get_batch_defaults: device_memory >= 70 GiB and not A100 -> default_max_num_seqs 1024")
+ll_short_run = claim("llama_seqs_short_running", min(ll_short, cap), unit="sequences")
+check(ll_short > cap > nh_short_vllm, "at 256 tokens the cap binds the dense model, not the hybrid")
+claim("dense_over_hybrid_short_running", ll_short_run / nh_short_vllm, unit="x")
+claim("dense_over_hybrid_short_memory", ll_short / nh_short, unit="x")

@@ -114,3 +114,6 @@ fp8_gain_1k = claim("fp8_gain_1024", fp8_rows[1024][2] / rows[1024][2], unit="x"
 check(fp8_gain_1k < fp8_gain, "the compute-bound GEMMs eat part of FP8's gain at 1K")
 eff_lo = given("bw_efficiency_low", 0.6, unit="fraction", source="sensitivity: a lower achieved bandwidth")
 t_full_lo = claim("t_step_full_pool_low_eff", (weights + pool) / (bw * 1e12 * eff_lo), unit="s")
+cap = given("max_num_seqs_h100", 1024, unit="sequences", source="vllm/engine/arg_utils.py "
+            "EngineArgs.get_batch_defaults: device_memory >= 70 GiB and not A100 -> default_max_num_seqs 1024")
+check(max(rows[1024][0], fp8_rows[1024][0]) <= cap, "every batch here runs under vLLM's default max_num_seqs")
