@@ -10,6 +10,8 @@
 # %%
 import torch
 
+from model_shapes import mamba2_state_bytes
+
 from qbank.verify import check, claim, fact, given, kernel_check
 
 PAD = int(given("pad_slot_id", -1, source="vllm/v1/attention/backends/utils.py PAD_SLOT_ID = -1"))
@@ -98,6 +100,11 @@ bf16 = fact("nemotron_h_8b.state_dtype_bytes", "bf16_bytes")
 bw = fact("h100_sxm.hbm_bandwidth", "hbm_bw")
 peak = fact("h100_sxm.bf16_dense", "bf16_flops")
 state_bytes_tok = claim("state_traffic_per_seq", 2 * m_layers * heads * hd * ds * bf16, unit="B")
+groups = fact("nemotron_h_8b.n_groups", "groups")
+d_conv = fact("nemotron_h_8b.conv_kernel", "conv_kernel")
+conv_tok = claim("conv_traffic_per_seq", 2 * m_layers * mamba2_state_bytes(heads, hd, ds, groups, d_conv,
+                                                                         conv_bytes=bf16)[0], unit="B")
+claim("conv_over_ssm_traffic", conv_tok / state_bytes_tok, unit="fraction")
 per_el = claim("flops_per_element", 5, unit="FLOP")
 flops_tok = claim("state_flops_per_seq", per_el * m_layers * heads * hd * ds, unit="FLOP")
 intensity = claim("state_update_intensity", flops_tok / state_bytes_tok, unit="x")
