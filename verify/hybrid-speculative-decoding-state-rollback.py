@@ -121,7 +121,8 @@ def breakeven(t_spec: float) -> float:
 
 
 be_snap = claim("breakeven_snapshot", breakeven(t_snap), unit="fraction")
-be_replay = breakeven(t_replay)
+be_replay = claim("breakeven_replay", breakeven(t_replay), unit="fraction")
+claim("replay_step_over_plain", t_replay / t_plain - 1, unit="fraction")
 check(be_replay < be_snap, "replay breaks even at a lower acceptance rate")
 
 # %% [markdown]
