@@ -37,3 +37,18 @@ def test_tensor_parallel_splits_evenly_until_groups_run_out(ms: ModuleType) -> N
 def test_fp32_state_doubles_only_the_ssm_part(ms: ModuleType) -> None:
     conv, ssm = ms.mamba2_state_bytes(128, 64, 128, 8, 4, ssm_bytes=4)
     assert (conv, ssm) == (61_440, 4 * 2**20)
+
+
+def test_nemotron_h_8b_blocks_and_total(ms: ModuleType) -> None:
+    # Nemotron-H-8B config: hidden 4096, 128 Mamba heads of 64, 8 groups, d_state 128, conv 4, 32 Q / 8 KV heads of
+    # 128, relu2 MLP 21504, vocabulary 131072, untied embeddings. Per block, counted by hand:
+    # Mamba: in_proj 4096 x (8192 z + 10240 xBC + 128 dt) + conv 10240 x 4 + bias 10240 + dt_bias/A_log/D 3 x 128
+    #        + gated norm 8192 + out_proj 8192 x 4096 + block norm 4096 = 109,640,064
+    # attention: q/o 2 x 4096 x 4096 + k/v 2 x 4096 x 1024 + norm 4096 = 41,947,136
+    # MLP: up/down 2 x 4096 x 21504 + norm 4096 = 176,164,864
+    shape = (4096, 128, 64, 8, 128, 4, 32, 8, 128, 21504)
+    embeddings = 2 * 131072 * 4096 + 4096  # input embedding, LM head, final norm
+    assert ms.nemotron_h_params(1, 0, 0, *shape, 131072) - embeddings == 109_640_064
+    assert ms.nemotron_h_params(0, 1, 0, *shape, 131072) - embeddings == 41_947_136
+    assert ms.nemotron_h_params(0, 0, 1, *shape, 131072) - embeddings == 176_164_864
+    assert ms.nemotron_h_params(24, 4, 24, *shape, 131072) == 8_100_852_736
