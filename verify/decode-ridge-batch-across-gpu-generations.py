@@ -9,16 +9,12 @@
 import math
 
 from datasheets import sheet
+from dense_llama import llama
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 
 gpus = {
     "a100": (sheet("a100", "bf16"), sheet("a100", "bw"), sheet("a100", "hbm")),
@@ -68,7 +64,7 @@ claim("h200_vs_h100_ridge", ridge["h200"] / ridge["h100"], unit="fraction")
 # sits below every ridge: decode never turns compute-bound, whatever the batch.
 
 # %%
-params = layers * (two * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 w_bytes = claim("weight_bytes", two * params, unit="B")
 kv_tok = claim("kv_bytes_per_token", 2 * layers * nkv * hd * 2, unit="B")
 kv_seq = claim("kv_bytes_per_sequence", kv_tok * ctx, unit="B")

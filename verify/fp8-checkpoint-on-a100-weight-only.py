@@ -11,16 +11,12 @@
 import math
 
 from datasheets import sheet
+from dense_llama import llama
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 a_bf16 = sheet("a100", "bf16")
 a_bw = sheet("a100", "bw")
 a_hbm = sheet("a100", "hbm")
@@ -45,7 +41,7 @@ prompt = given("prompt_tokens", 4096, unit="tokens", source="the question's hypo
 # ## Bytes, capacity and the decode step
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 w_bf16 = claim("weights_bf16", 2 * params, unit="B")
 fp8_bytes = given("fp8_bytes_per_weight", 1, unit="B", source="FP8 (E4M3) stores one byte per weight")
 w_fp8 = claim("weights_fp8", params * fp8_bytes, unit="B")

@@ -10,16 +10,13 @@
 import math
 
 from datasheets import sheet
+from dense_llama import llama, runtime_overheads
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
+overheads = runtime_overheads()
 util = fact("vllm.gpu_memory_utilization_default", "util")
 h100_total = fact("h100_sxm.cuda_total_memory", "h100_cuda_total")
 h200_total = fact("h200_sxm.cuda_total_memory", "h200_cuda_total")
@@ -30,15 +27,6 @@ h100_hbm = fact("h100_sxm.hbm_capacity", "h100_hbm")
 h200_hbm = fact("h200_sxm.hbm_capacity", "h200_hbm")
 h100_tdp = sheet("h100", "tdp")
 h200_tdp = sheet("h200", "tdp")
-act_peak = given(
-    "activation_peak",
-    2.5e9,
-    unit="B",
-    source="example figure, as in the memory-budget answer; vLLM "
-    "measures it in a dummy run at max_num_batched_tokens (vllm/v1/worker/gpu_worker.py)",
-)
-non_torch = given("non_torch", 1.0e9, unit="B", source="example figure; CUDA context + NCCL buffers, measured by vLLM")
-graphs = given("cudagraph_estimate", 0.5e9, unit="B", source="example figure; estimated by a dummy capture since v0.21")
 ctx = given(
     "context_per_request", 8192, unit="tokens", source="the question's hypothetical: 8K tokens per live request"
 )
@@ -55,10 +43,9 @@ tp4 = given("tp4", 4, unit="GPUs", source="the fleet's layout: Llama-3.1-70B BF1
 tp2 = given("tp2", 2, unit="GPUs", source="the alternative: TP=2")
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 weights = claim("weight_bytes", 2 * params, unit="B")
 kv_req = claim("kv_bytes_per_request", 2 * layers * nkv * hd * 2 * ctx, unit="B")
-overheads = claim("runtime_overheads", act_peak + non_torch + graphs, unit="B")
 step_slo = claim("step_budget", 1 / slo, unit="s")
 
 

@@ -11,16 +11,13 @@
 import math
 
 from datasheets import sheet
+from dense_llama import llama, runtime_overheads
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_405b.num_hidden_layers", "layers")
-d = fact("llama3_1_405b.hidden_size", "d_model")
-nq = fact("llama3_1_405b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_405b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_405b.head_dim", "head_dim")
-ffn = fact("llama3_1_405b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_405b.vocab_size", "vocab")
+m = llama("llama3_1_405b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
+overheads = runtime_overheads()
 n = given("gpus_per_node", 8, unit="GPUs", source="HGX/DGX and AMD OAM platforms: 8 GPUs per node")
 check(n <= nkv, "TP=8 does not exceed the 8 KV heads")
 ctx = given("context_per_request", 8192, unit="tokens", source="the question's hypothetical: 8K tokens per request")
@@ -49,7 +46,7 @@ gpus = {
 # ## What fits
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 weights = claim("weight_bytes", 2 * params, unit="B")
 claim("params", params, unit="params")
 kv_tok = claim("kv_bytes_per_token", 2 * layers * nkv * hd * 2, unit="B")
@@ -77,12 +74,6 @@ claim("h100_headroom_fp8", rows["h100"]["node"] - params, unit="B")
 # %%
 util = fact("vllm.gpu_memory_utilization_default", "util")
 h200_total = fact("h200_sxm.cuda_total_memory", "h200_cuda_total")
-overheads = given(
-    "runtime_overheads",
-    4.0e9,
-    unit="B",
-    source="example per-GPU activation peak + non-torch + CUDA-graph estimate, as in the memory-budget answer",
-)
 pool = claim("h200_vllm_pool", n * (util * h200_total - weights / n - overheads), unit="B")
 claim("h200_pool_over_headroom", pool / rows["h200"]["head"], unit="fraction")
 claim("h200_vllm_batch", math.floor(pool / kv_req), unit="requests")

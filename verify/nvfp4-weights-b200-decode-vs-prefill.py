@@ -9,16 +9,12 @@
 import math
 
 from datasheets import sheet
+from dense_llama import llama
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_405b.num_hidden_layers", "layers")
-d = fact("llama3_1_405b.hidden_size", "d_model")
-nq = fact("llama3_1_405b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_405b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_405b.head_dim", "head_dim")
-ffn = fact("llama3_1_405b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_405b.vocab_size", "vocab")
+m = llama("llama3_1_405b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 cap = fact("b200_hgx.hbm_capacity", "b200_hbm")
 bw1 = fact("b200_hgx.hbm_bandwidth", "b200_bw")
 fp8_tf = fact("b200_hgx.fp8_dense", "b200_fp8")
@@ -38,7 +34,7 @@ large = given("large_batch", 256, unit="sequences", source="the question's hypot
 prompt = given("prompt_tokens", 8192, unit="tokens", source="the question's hypothetical: an 8K-token prompt")
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 bytes_fp4 = claim("nvfp4_bytes_per_param", (elem_bits + scale_bits / block) / 8, unit="B")
 w8 = claim("weights_fp8", params * 1, unit="B")
 w4 = claim("weights_nvfp4", params * bytes_fp4, unit="B")

@@ -14,25 +14,16 @@
 import itertools
 import math
 
+from dense_llama import llama, runtime_overheads
+
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 util = fact("vllm.gpu_memory_utilization_default", "util")
 cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total")
 tp = given("tp_gpus", 8, unit="GPUs", source="the question's hypothetical: Llama-3.1-70B at TP=8 on one H100 node")
-overheads = given(
-    "runtime_overheads",
-    4.0e9,
-    unit="B",
-    source="example per-GPU activation peak 2.5 GB + non-torch 1.0 GB + CUDA-graph estimate 0.5 GB, the figures "
-    "of the memory-budget answer; vLLM measures them at start-up (vllm/v1/worker/gpu_worker.py)",
-)
+overheads = runtime_overheads()
 history = given("history_tokens", 4000, unit="tokens", source="the question's hypothetical: mean history at a turn")
 user_tokens = given("user_tokens_per_turn", 200, unit="tokens", source="the question's hypothetical")
 reply_tokens = given("reply_tokens_per_turn", 400, unit="tokens", source="the question's hypothetical")
@@ -45,7 +36,7 @@ rate = given("turn_rate", 10, unit="requests", source="the question's hypothetic
 # ## The pool and what running requests pin
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 kv_tok = 2 * layers * nkv * hd * 2
 pool = claim("pool_bytes", tp * (util * cuda_total - 2 * params / tp - overheads), unit="B")
 pool_tokens = claim("pool_tokens", pool / kv_tok, unit="tokens")

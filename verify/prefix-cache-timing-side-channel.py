@@ -9,15 +9,12 @@
 # %%
 import math
 
+from dense_llama import llama
+
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 block = fact("vllm.block_size_default", "block_size")
 bf16 = fact("h100_sxm.bf16_dense", "h100_bf16")
 tp = given("tp_gpus", 8, unit="GPUs", source="the question's hypothetical: TP=8 on one H100 node")
@@ -61,7 +58,7 @@ sys_len = given(
 # ## Signal: what a hit saves
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 rate_flops = tp * mfu * bf16 * 1e12
 
 

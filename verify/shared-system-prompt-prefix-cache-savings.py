@@ -11,15 +11,12 @@
 # %%
 import math
 
+from dense_llama import llama, runtime_overheads
+
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 block = fact("vllm.block_size_default", "block_size")
 util = fact("vllm.gpu_memory_utilization_default", "util")
 cuda_total = fact("h100_sxm.cuda_total_memory", "cuda_total")
@@ -29,13 +26,7 @@ tp = given("tp_gpus", 8, unit="GPUs", source="the question's hypothetical: TP=8 
 sys_len = given("system_prompt_tokens", 6000, unit="tokens", source="the question's hypothetical")
 turn = given("user_turn_tokens", 400, unit="tokens", source="the question's hypothetical")
 reply = given("reply_tokens", 600, unit="tokens", source="the question's hypothetical")
-overheads = given(
-    "runtime_overheads",
-    4.0e9,
-    unit="B",
-    source="example per-GPU activation peak 2.5 GB + non-torch 1.0 GB + CUDA-graph estimate 0.5 GB, the figures "
-    "of the memory-budget answer; vLLM measures them at start-up (vllm/v1/worker/gpu_worker.py)",
-)
+overheads = runtime_overheads()
 mfu = given("prefill_mfu", 0.5, unit="fraction", source="assumption: achieved share of dense BF16 peak in prefill")
 batch = given("decode_batch", 256, unit="sequences", source="the question's hypothetical: 256 running requests")
 sms = given(
@@ -62,7 +53,7 @@ tile = given("kv_tile", 128, unit="tokens", source="same function: kv_tile_size 
 # ## Prefill FLOPs with and without the hit
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 attn_coeff = 4 * layers * nq * hd
 
 

@@ -8,16 +8,12 @@
 
 # %%
 from datasheets import sheet
+from dense_llama import llama
 
 from qbank.verify import check, claim, fact, given
 
-layers = fact("llama3_1_70b.num_hidden_layers", "layers")
-d = fact("llama3_1_70b.hidden_size", "d_model")
-nq = fact("llama3_1_70b.num_attention_heads", "q_heads")
-nkv = fact("llama3_1_70b.num_key_value_heads", "kv_heads")
-hd = fact("llama3_1_70b.head_dim", "head_dim")
-ffn = fact("llama3_1_70b.intermediate_size", "ffn_dim")
-vocab = fact("llama3_1_70b.vocab_size", "vocab")
+m = llama("llama3_1_70b")
+layers, d, nq, nkv, hd, ffn, vocab = m.layers, m.d, m.nq, m.nkv, m.hd, m.ffn, m.vocab
 tp = given("tp_gpus", 8, unit="GPUs", source="the question's hypothetical: TP=8 on one 8-GPU node")
 check(tp <= nkv, "TP=8 does not exceed the 8 KV heads, so no K/V projection is replicated")
 allreduces = given(
@@ -48,7 +44,7 @@ fp8 = {
 # ## The model's side: FLOPs per byte of all-reduce traffic, per token per GPU
 
 # %%
-params = layers * (2 * d * nq * hd + 2 * d * nkv * hd + 3 * d * ffn + 2 * d) + 2 * vocab * d + d
+params = m.params
 ring = claim("ring_factor", ring_coeff * (tp - 1) / tp)
 claim("decode_message_bytes", decode_batch * d * act_bytes, unit="B")
 link_bytes_tok = claim("link_bytes_per_token", allreduces * layers * d * act_bytes * ring, unit="B")
