@@ -64,8 +64,7 @@ rate_flops = tp * mfu * bf16 * 1e12
 
 def prefill_time(start: float, end: float) -> float:
     """Seconds to prefill positions [start, end) (dense layers plus causal attention)."""
-    attn = 4 * layers * nq * hd * (end * (end - 1) / 2 - start * (start - 1) / 2)
-    return (2 * params * (end - start) + attn) / rate_flops
+    return m.prefill_flops(start, end) / rate_flops
 
 
 per_block = claim("block_hit_saving", prefill_time(secret_pos, secret_pos + block), unit="s")

@@ -54,21 +54,13 @@ tile = given("kv_tile", 128, unit="tokens", source="same function: kv_tile_size 
 
 # %%
 params = m.params
-attn_coeff = 4 * layers * nq * hd
-
-
-def prefill_flops(start: int, end: int) -> float:
-    """FLOPs to prefill positions [start, end) with positions [0, start) already cached."""
-    linear = 2 * params * (end - start)
-    attn = attn_coeff * (end * (end - 1) / 2 - start * (start - 1) / 2)
-    return linear + attn
 
 
 prompt = claim("prompt_tokens", sys_len + turn, unit="tokens")
 check(sys_len % block == 0, "the system prompt ends on a block boundary, so every one of its blocks is cacheable")
 cached = claim("cached_tokens", block * math.floor(sys_len / block), unit="tokens")
-full = claim("prefill_flops_miss", prefill_flops(0, prompt), unit="FLOP")
-hit = claim("prefill_flops_hit", prefill_flops(cached, prompt), unit="FLOP")
+full = claim("prefill_flops_miss", m.prefill_flops(0, prompt), unit="FLOP")
+hit = claim("prefill_flops_hit", m.prefill_flops(cached, prompt), unit="FLOP")
 claim("flops_saved_fraction", 1 - hit / full, unit="fraction")
 claim("tokens_saved_fraction", cached / prompt, unit="fraction")
 claim("suffix_attention_share_hit", (hit - 2 * params * turn) / hit, unit="fraction")

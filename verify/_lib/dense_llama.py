@@ -31,6 +31,12 @@ class Dense:
         )
         return self.layers * per_layer + 2 * self.vocab * self.d + self.d
 
+    def prefill_flops(self, start: float, end: float) -> float:
+        """FLOPs to prefill positions [start, end) with [0, start) cached: a multiply-add per parameter per token,
+        plus causal attention (QK^T and PV, 4 · layers · q_heads · head_dim FLOP per token per earlier position)."""
+        attn = 4 * self.layers * self.nq * self.hd * (end * (end - 1) / 2 - start * (start - 1) / 2)
+        return 2 * self.params * (end - start) + attn
+
     def kv_bytes_per_token(self, bytes_per_value: float) -> float:
         """Keys and values of every layer for one token."""
         return 2 * self.layers * self.nkv * self.hd * bytes_per_value
