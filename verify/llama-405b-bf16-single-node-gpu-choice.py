@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Llama-3.1-405B in BF16 on one 8-GPU node: which generation, and what each buys
+# # Holding Llama-3.1-405B unquantized on a single node: what fits and what each part buys
 # Weights from the config (126 layers, hidden 16384, 128 Q / 8 KV heads, FFN 53248, vocab 128256), 2 bytes per
 # parameter; BF16 KV 2 · layers · kv_heads · head_dim · 2 bytes per token. TP=8 equals the KV-head count, so
 # nothing is replicated. Node HBM from each datasheet; the KV headroom (node HBM − weights) is an upper bound on

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # What a shared prefix cache leaks through time-to-first-token, and what closes it
-# Llama-3.1-70B at TP8 on an H100 node under vLLM; prefill time per token at an assumed MFU, with attention at
-# the token's position. A hit on a block saves that block's prefill; the attacker sees the saving in TTFT.
+# Model and node: Llama-3.1-70B, tensor-parallel over the eight GPUs of one H100 box, served by vLLM;
+# prefill time per token at an assumed MFU, with attention at the token's position. A hit on a block saves that block's prefill; the attacker sees the saving in TTFT.
 # vLLM caches only full 16-token blocks and chains their hashes; SGLang's radix tree matched single tokens in
 # its original design (page size 1). Each probe caches its own guess, so a candidate can be measured once per
 # eviction cycle: the attacker gets single-shot measurements.

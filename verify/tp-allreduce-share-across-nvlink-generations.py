@@ -1,7 +1,7 @@
 # %% [markdown]
 # # TP all-reduce time against prefill compute, NVLink 3 to NVLink 5
-# Llama-3.1-70B at TP=8 on one 8-GPU node. Megatron-style TP does two all-reduces per layer (after the attention
-# output projection and after the MLP down projection), each of T × hidden BF16 activations. NCCL's all-reduce
+# Llama-3.1-70B at TP=8 on one 8-GPU node. Megatron-style TP sums partial outputs twice in every layer (once
+# behind o_proj, once behind down_proj), each time T × hidden BF16 activations. NCCL's all-reduce
 # moves 2(n−1)/n of the message per rank over each rank's per-direction bandwidth (nccl-tests PERFORMANCE.md:
 # t = (S/B)·2(n−1)/n). Compute per GPU: 2·P FLOP per token over n GPUs, plus causal attention over the prompt.
 # Both sides at datasheet peak; a common derating leaves the ratio unchanged, a one-sided one is shown.
