@@ -1,13 +1,11 @@
 # %% [markdown]
 # # When decode turns compute-bound, generation by generation
 # Ridge point = dense BF16 Tensor-Core FLOP/s over HBM bytes/s, per GPU, from each datasheet. A decode step of
-# a dense model at batch B does 2P FLOP per token and reads the weights (2P bytes in BF16) once plus every
-# sequence's KV, so its arithmetic intensity is 2P·B / (2P + B·kv_seq). Tensor parallelism divides FLOPs,
-# weight bytes and KV bytes by the same n, so the per-GPU intensity is the same at any TP degree.
+# a dense model runs its GEMMs (weights read once, 2P FLOP per sequence) and its attention (each sequence's KV
+# read once) as separate kernels in series; each is priced max(bytes / BW, FLOPs / peak) and the two are summed.
+# Tensor parallelism divides FLOPs, weight bytes and KV bytes by the same n, so per-GPU intensities do not move.
 
 # %%
-import math
-
 from datasheets import sheet
 from dense_llama import llama
 
@@ -59,57 +57,63 @@ check(ridge["h200"] < ridge["h100"], "same FLOPs, more bandwidth: the H200's rid
 claim("h200_vs_h100_ridge", ridge["h200"] / ridge["h100"], unit="fraction")
 
 # %% [markdown]
-# ## The KV ceiling
-# As B grows, intensity rises towards 2P / kv_seq and never past it. With this model and context that ceiling
-# sits below every ridge: decode never turns compute-bound, whatever the batch.
+# ## Kernel by kernel
+# A decode step runs the GEMMs (QKV, O, gate/up, down, LM head) and the attention kernel in series. The GEMMs
+# read the weights once and do 2P FLOP per sequence: intensity B, whatever the context. Attention reads each
+# sequence's KV and does 4 · q_heads · head_dim FLOP per layer per cached position against 2 · kv_heads ·
+# head_dim · 2 bytes: intensity q_heads / kv_heads FLOP per byte, whatever the batch. Price each kernel as
+# max(bytes / BW, FLOPs / peak) and sum: the GEMMs turn compute-bound at B = ridge, attention never does.
 
 # %%
 params = m.params
 w_bytes = claim("weight_bytes", two * params, unit="B")
-kv_tok = claim("kv_bytes_per_token", 2 * layers * nkv * hd * 2, unit="B")
+kv_tok = claim("kv_bytes_per_token", m.kv_bytes_per_token(2), unit="B")
 kv_seq = claim("kv_bytes_per_sequence", kv_tok * ctx, unit="B")
-ceiling = claim("intensity_ceiling", w_bytes / kv_seq)
-check(all(ceiling < r for r in ridge.values()), "at 4K context the KV ceiling is below every GPU's ridge")
+attn_flops_tok = 4 * layers * nq * hd  # FLOP per sequence per cached position (QK^T and PV)
+attn_intensity = claim("attention_intensity", attn_flops_tok / kv_tok)
+check(all(attn_intensity < r / 10 for r in ridge.values()), "attention sits a decade below every ridge")
 
 
-def intensity(batch: float, kv_per_seq: float) -> float:
-    """FLOP per HBM byte of one decode step at this batch (weights read once, each sequence's KV once)."""
-    return two * params * batch / (w_bytes + batch * kv_per_seq)
+def step_time(name: str, batch: float, context: float, e: float = 1.0) -> tuple[float, float, float]:
+    """(GEMM time, attention time, GEMM compute time) of one TP-8 decode step, each kernel max(memory, compute)."""
+    tf, bw, _cap = gpus[name]
+    gemm_mem = w_bytes / (tp * e * bw * 1e12)
+    gemm_cmp = two * params * batch / (tp * tf * 1e12)
+    attn_mem = batch * kv_tok * context / (tp * e * bw * 1e12)
+    attn_cmp = batch * attn_flops_tok * context / (tp * tf * 1e12)
+    return max(gemm_mem, gemm_cmp), max(attn_mem, attn_cmp), gemm_cmp
 
-
-# The context below which a GPU's ridge is reachable at all: 2P / kv_seq = ridge.
-for name in gpus:
-    claim(f"{name}_max_ctx_compute_bound", w_bytes / (ridge[name] * kv_tok), unit="tokens")
 
 # %% [markdown]
-# ## Short context: the batch that reaches the ridge, and whether it fits
-# At 1K tokens of context the ceiling (420) is above every ridge. Solve intensity(B) = ridge for B and check
-# the batch fits on the 8-GPU node next to the weights.
+# ## At the ridge batch, with 4K of context
+# The GEMMs are at their ridge; attention reads B · kv_seq bytes on top. Attention's share of the step, and
+# whether that batch fits next to the weights on the node (datasheet HBM, an upper bound on the pool).
 
 # %%
-short = given("short_context_tokens", 1024, unit="tokens", source="the question's hypothetical: short chat turns")
-kv_short = kv_tok * short
-claim("intensity_ceiling_1k", w_bytes / kv_short)
-over: dict[str, float] = {}
+attn_over_gemm: dict[str, float] = {}
 for name in gpus:
     r = ridge[name]
-    check(w_bytes / kv_short > r, f"{name}: at 1K context the ridge is reachable")
-    b = r * w_bytes / (two * params - r * kv_short)
-    batch = claim(f"{name}_batch_at_ridge_1k", math.ceil(b), unit="sequences")
-    check(abs(intensity(batch, kv_short) - r) / r < 0.01, f"{name}: the batch found reaches the ridge")
-    cap = gpus[name][2]
-    need = w_bytes + batch * kv_short
-    claim(f"{name}_bytes_at_ridge_1k", need, unit="B")
-    check(need <= tp * cap * 1e9, f"{name}: weights + KV at that batch fit on the 8-GPU node")
-    over[name] = batch / r
-claim("batch_over_ridge_min", min(over.values()), unit="x")
-claim("batch_over_ridge_max", max(over.values()), unit="x")
+    gemm, attn, _ = step_time(name, r, ctx)
+    claim(f"{name}_attention_share_at_ridge", attn / (gemm + attn), unit="fraction")
+    claim(f"{name}_step_at_ridge", gemm + attn, unit="s")
+    attn_over_gemm[name] = attn / gemm
+    need = w_bytes + r * kv_seq
+    claim(f"{name}_bytes_at_ridge", need, unit="B")
+    check(need <= tp * gpus[name][2] * 1e9, f"{name}: the ridge batch at 4K fits on the node")
+    # The context at which, at the ridge batch, attention takes as long as the GEMMs.
+    claim(f"{name}_even_ctx", w_bytes / (r * kv_tok), unit="tokens")
+claim("attn_over_gemm_min", min(attn_over_gemm.values()), unit="x")
+claim("attn_over_gemm_max", max(attn_over_gemm.values()), unit="x")
+check(all(v > 1 for v in attn_over_gemm.values()), "at 4K, attention outlasts the GEMMs at every ridge batch")
 claim("h100_node_hbm", tp * gpus["h100"][2] * 1e9, unit="B")
+# What the aggregate-intensity shortcut would have said: 2P·B / (2P + B·kv_seq) tends to 2P / kv_seq.
+ceiling = claim("intensity_ceiling", w_bytes / kv_seq)
+check(all(ceiling < r for r in ridge.values()), "the aggregate ceiling is below every ridge, yet the GEMMs reach theirs")
 
 # %% [markdown]
 # ## What the batch buys below the ridge
-# Derated by an assumed achieved-bandwidth fraction (sensitivity shown): a step costs bytes / (eff · BW).
-# Throughput per GPU at batch B, 4K context, H100 against H200 (same FLOPs, 1.43× the bandwidth).
+# Derated by an assumed achieved-bandwidth fraction: H100 against H200 (same FLOPs, 1.43× the bandwidth) at a
+# 64-sequence batch and 4K context, kernel by kernel.
 
 # %%
 eff = given(
@@ -121,12 +125,9 @@ eff = given(
 )
 batch_eval = given("batch_eval", 64, unit="sequences", source="the question's hypothetical: a 64-sequence batch")
 for name in ("h100", "h200"):
-    tf, bw, cap = gpus[name]
-    step = (w_bytes + batch_eval * kv_seq) / (tp * eff * bw * 1e12)
-    compute = two * params * batch_eval / (tp * tf * 1e12)
-    check(compute < step, f"{name}: memory time exceeds compute time at batch 64")
-    check(w_bytes + batch_eval * kv_seq <= tp * cap * 1e9, f"{name}: batch 64 at 4K fits")
-    claim(f"{name}_step_b64", step, unit="s")
-    claim(f"{name}_compute_share_b64", compute / step, unit="fraction")
+    gemm, attn, gemm_cmp = step_time(name, batch_eval, ctx, eff)
+    check(gemm_cmp < gemm, f"{name}: the GEMMs are memory-bound at batch 64")
+    check(w_bytes + batch_eval * kv_seq <= tp * gpus[name][2] * 1e9, f"{name}: batch 64 at 4K fits")
+    claim(f"{name}_step_b64", gemm + attn, unit="s")
+    claim(f"{name}_compute_share_b64", gemm_cmp / (gemm + attn), unit="fraction")
 claim("bw_ratio_h200_h100", gpus["h200"][1] / gpus["h100"][1], unit="x")
-claim("intensity_b64", intensity(batch_eval, kv_seq))
