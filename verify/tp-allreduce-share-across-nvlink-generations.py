@@ -70,11 +70,28 @@ for g, (tf, nvl) in gens.items():
     t_comp = claim(f"{g}_compute_time_prompt", prompt * flops_tok_gpu / (tf * 1e12), unit="s")
     check(abs(t_comm / t_comp - share[g]) < 1e-9, f"{g}: time ratio equals the FLOP-per-byte ratio")
 check(share["a100"] < share["h100"] < share["b200"], "each generation spends a larger share on the all-reduce")
-for g, tf8 in fp8.items():
+# With FP8 weights only the GEMMs move to the FP8 rate; the attention kernel (QK^T, PV over the BF16 cache) stays
+# at the BF16 rate. Price the two separately per token per GPU.
+
+
+def fp8_compute_s(g: str, n: float) -> float:
+    """Seconds of math per prompt token per GPU at TP n: FP8 GEMMs plus BF16 attention."""
+    return 2 * params / (n * fp8[g] * 1e12) + attn_flops_tok / (n * gens[g][0] * 1e12)
+
+
+fp8_share = {}
+for g in fp8:
     nvl = gens[g][1]
-    s8 = claim(f"{g}_fp8_comm_over_compute", tf8 * 1e12 / (nvl / 2 * 1e9) / model_ratio, unit="x")
-    check(s8 > 1, f"{g}: with FP8 GEMMs and BF16 all-reduces, the link takes longer than the math")
+    t_link = link_bytes_tok / (nvl / 2 * 1e9)
+    s8 = fp8_share[g] = claim(f"{g}_fp8_comm_over_compute", t_link / fp8_compute_s(g, tp), unit="x")
     claim(f"{g}_fp8_serial_comm_fraction", s8 / (1 + s8), unit="fraction")
+claim(
+    "b200_fp8_attention_share_of_compute",
+    attn_flops_tok / (tp * gens["b200"][0] * 1e12) / fp8_compute_s("b200", tp),
+    unit="fraction",
+)
+check(fp8_share["b200"] > 1, "B200 in FP8: the BF16 all-reduce takes longer than the math")
+check(0.9 < fp8_share["h100"] < 1.1, "H100 in FP8: the all-reduce is about as long as the math")
 claim("fp8_rate_ratio", fp8["h100"] / gens["h100"][0], unit="x")
 claim("nvlink_growth_a100_b200", gens["b200"][1] / gens["a100"][1], unit="x")
 claim("bf16_growth_a100_b200", gens["b200"][0] / gens["a100"][0], unit="x")
@@ -87,7 +104,7 @@ claim("bf16_growth_a100_b200", gens["b200"][0] / gens["a100"][0], unit="x")
 
 # %%
 fp8_payload = given("fp8_payload_bytes", 1, unit="B", source="FP8 communication: 1 byte per activation value")
-b200_fp8_share = fp8["b200"] * 1e12 / (gens["b200"][1] / 2 * 1e9) / model_ratio
+b200_fp8_share = fp8_share["b200"]
 claim("b200_fp8_share_fp8_payload", b200_fp8_share * fp8_payload / act_bytes, unit="fraction")
 tp4 = given("tp4", 4, unit="GPUs", source="alternative layout: TP=4, two replicas per node")
 ring4 = claim("ring_factor_tp4", ring_coeff * (tp4 - 1) / tp4)
@@ -95,9 +112,8 @@ claim("tp_ratio", tp / tp4, unit="x")
 claim("replicas_per_node", tp / tp4, unit="replicas")
 claim("payload_ratio", fp8_payload / act_bytes, unit="x")
 link4 = allreduces * layers * d * act_bytes * ring4
-flops4 = (2 * params + attn_flops_tok) / tp4
 b200_tp4 = claim(
-    "b200_fp8_share_tp4", fp8["b200"] * 1e12 / (gens["b200"][1] / 2 * 1e9) / (flops4 / link4), unit="fraction"
+    "b200_fp8_share_tp4", link4 / (gens["b200"][1] / 2 * 1e9) / fp8_compute_s("b200", tp4), unit="fraction"
 )
 check(b200_tp4 < b200_fp8_share, "TP4 lowers the share")
 nccl_eff = given("nccl_efficiency", 0.8, unit="fraction", source="assumption: achieved busbw over link peak")
