@@ -70,6 +70,11 @@ def prefill_time(start: float, end: float) -> float:
 per_block = claim("block_hit_saving", prefill_time(secret_pos, secret_pos + block), unit="s")
 per_token = claim("token_hit_saving", prefill_time(secret_pos, secret_pos + 1), unit="s")
 doc_gain = claim("document_hit_saving", prefill_time(0, doc), unit="s")
+# A block's saving is priced at the compute rate: its marginal cost inside a compute-bound step. Alone on an idle
+# replica, a 16-token prefill's GEMMs are bound by the weight read, which does not depend on the token count.
+hbm_bw = fact("h100_sxm.hbm_bandwidth", "h100_bw")
+floor = claim("weight_read_per_step", 2 * params / (tp * hbm_bw * 1e12), unit="s")
+check(per_block < floor, "a lone block's prefill is weight-read bound: the compute-rate saving is an upper bound")
 z_block = claim("block_signal_over_jitter", per_block / jitter)
 z_doc = claim("document_signal_over_jitter", doc_gain / jitter)
 check(z_block < 0.5 and z_doc > 10, "a block is buried in jitter, a whole document is not")
