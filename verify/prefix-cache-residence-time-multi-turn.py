@@ -67,6 +67,10 @@ def hit_rate(turns_per_s: float, pool_tok: float) -> tuple[float, float]:
 
 # %%
 evictable = claim("evictable_tokens", pool_tokens - pinned, unit="tokens")
+# A finished turn's blocks enter the free queue together, so eviction passes through one conversation in a
+# window that is this share of its survival time: partial hits (head kept, tail gone) are that rare, and the
+# model counts a turn as a whole hit or a whole miss.
+claim("conversation_share_of_queue", (history + new_tokens) / evictable, unit="fraction")
 alloc_all_hit = claim("alloc_rate_all_hit", rate * new_tokens, unit="tokens/s")
 tc_naive = claim("residence_naive", evictable / alloc_all_hit, unit="s")
 claim("hit_rate_naive", 1 - math.exp(-tc_naive / think), unit="fraction")
