@@ -149,6 +149,12 @@ def test_declaration_lines_span_multiline_calls() -> None:
     assert declaration_lines(src) == {3, 4, 5, 6, 7}
 
 
+def test_a_helper_imported_in_one_cell_declares_in_a_later_one() -> None:
+    src = "# %%\nfrom sheets import sheet\nx = 1\n# %%\ny = sheet('h100')\nz = y\n"
+    assert declaration_lines(src, local_modules=["sheets"]) == {5}
+    assert declaration_lines(src) == set()  # not a verify/_lib module: no declaration
+
+
 def test_a_refused_script_never_runs(vrepo: Path, tmp_path: Path) -> None:
     """The engine gates on the check: the hostile line never executes; the result is an error with positions."""
     evidence = tmp_path / "ran"

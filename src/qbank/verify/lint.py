@@ -386,17 +386,21 @@ def declaration_lines(text: str, local_modules: Iterable[str] = ()) -> set[int]:
     """
     local = frozenset(local_modules)
     lines: set[int] = set()
+    trees = []
     for src in code_cells(text):
         try:
-            tree = _parse(src)
+            trees.append(_parse(src))
         except SyntaxError:
             continue
-        helpers: set[str] = set()
+    # a helper imported in one cell declares in every later one (a script is one module, cells share names)
+    helpers: set[str] = set()
+    for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in local and not node.level:
                 helpers |= {a.asname or a.name for a in node.names}
             elif isinstance(node, ast.Import):
                 helpers |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in local}
+    for tree in trees:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
