@@ -27,6 +27,7 @@ given(
     unit="fraction",
     source="vLLM docs v0.6.4 EngineArgs 'default value of 0.9' (PR #2162); raised to 0.92 by PR #38284 (facts: vllm)",
 )
+kv_t = given("kv_tensors", 2, source="a layer caches two tensors per token, K and V")
 coeff = given("attn_matmul_coeff", 4, source="QK^T and PV: 2 FLOP per multiply-add, two matmuls per query head")
 n_short = given("short_context", 8192, unit="tokens", source="comparison point: an 8K chat context")
 
@@ -38,7 +39,7 @@ n_short = given("short_context", 8192, unit="tokens", source="comparison point: 
 check(tp == kvh, "TP equals the KV-head count: one KV head per GPU, nothing replicated")
 params = L * (2 * d * d + 2 * d * kvh * hd + 3 * d * ffn) + 2 * vocab * d
 w_gpu = claim("weight_bytes_per_gpu", params * bf16 / tp, unit="B")
-kv_tok = claim("kv_bytes_per_token", 2 * L * kvh * hd * bf16, unit="B")
+kv_tok = claim("kv_bytes_per_token", kv_t * L * kvh * hd * bf16, unit="B")
 kv_tok_gpu = kv_tok / tp
 pool = claim("kv_pool_upper_bound", util * total_mem - w_gpu, unit="B")
 budget = claim("vllm_budget_per_gpu", util * total_mem, unit="B")
@@ -72,7 +73,6 @@ claim("throughput_ratio_8k_over_128k", tps_short / tps_long, unit="x")
 check(seq_long == 11, "11 sequences of 128K fit per node")
 claim("kv_heads_per_gpu", kvh / tp, unit="heads")
 fact("h100_sxm.hbm_capacity", "hbm_capacity")
-given("kv_tensors", 2, source="a layer caches two tensors per token, K and V")
 claim("fp8_kv_factor", fp8 / bf16, unit="x")
 claim("fp8_seq_ratio", seq_fp8 / seq_long, unit="x")
 claim("fp8_tps_ratio", tps_fp8 / tps_long, unit="x")
@@ -84,7 +84,7 @@ claim("fp8_tps_ratio", tps_fp8 / tps_long, unit="x")
 
 # %%
 attn_flop = coeff * n_long * h * hd
-attn_bytes = 2 * n_long * kvh * hd * bf16
+attn_bytes = kv_t * n_long * kvh * hd * bf16
 ai_attn = claim("attn_intensity", attn_flop / attn_bytes)
 ai_attn_fp8 = claim("attn_intensity_fp8", attn_flop / (attn_bytes * fp8 / bf16))
 ridge = claim("h100_ridge", peak / bw)
