@@ -87,7 +87,8 @@ check(k2_nodes_hit > ds_topk_group, "without the group limit K2 tokens reach mor
 
 # %%
 bf16 = given("bf16_bytes", 2, unit="B", source="BF16 latent cache: 2 bytes per element")
-per_head = 2 * (kv_lora + rope) + 2 * kv_lora
+fpm = given("flop_per_mac", 2, source="one multiply-add is 2 FLOP")
+per_head = fpm * (kv_lora + rope) + fpm * kv_lora
 bytes_tok = (kv_lora + rope) * bf16
 ds_ai = claim("ds_mla_intensity", ds_heads * per_head / bytes_tok)
 k2_ai = claim("k2_mla_intensity", k2_heads * per_head / bytes_tok)
