@@ -27,6 +27,7 @@ budget = given(
     source="vLLM vllm/engine/arg_utils.py get_batch_defaults: max_num_batched_tokens 8192 for OPENAI_API_SERVER "
     "on GPUs with >= 70 GiB that are not A100",
 )
+given("decode_tokens_each", 1, unit="tokens", source="a decode step schedules one new token per running request")
 decodes = given("decoding_requests", 64, unit="requests", source="the question's hypothetical: 64 running decodes")
 bf16 = given("bf16_bytes", 2, unit="B", source="BF16: 2 bytes per element")
 coeff = given("attn_matmul_coeff", 4, source="QK^T and PV, 2 FLOP per multiply-add each")
