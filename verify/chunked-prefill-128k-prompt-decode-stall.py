@@ -84,10 +84,12 @@ dctx = given(
 w_gpu = params * bf16 / tp
 kv_decodes = claim("decode_kv_bytes_per_gpu", decodes * dctx * kv_tok_gpu, unit="B")
 budget_b = fact("vllm.gpu_memory_utilization_default", "gpu_util") * fact("h100_sxm.cuda_total_memory", "cuda_total")
+claim("vllm_budget_per_gpu", budget_b, unit="B")
 check(w_gpu + kv_decodes + n * kv_tok_gpu <= budget_b, "weights + decode KV + the prompt's KV fit vLLM's budget")
 claim("memory_in_use_per_gpu", w_gpu + kv_decodes + n * kv_tok_gpu, unit="B")
 decode_step = claim("decode_only_step", (w_gpu + kv_decodes) / (bw * 1e12), unit="s")
 mem_last = (w_gpu + kv_decodes + starts[-2] * kv_tok_gpu) / (bw * 1e12)
+claim("mem_over_compute_last_chunk", mem_last / t[-2], unit="fraction")
 check(mem_last < t[-2] and (w_gpu + kv_decodes) / (bw * 1e12) < t[0], "chunk steps are compute-bound")
 claim("stall_factor_last_chunk", t[-2] / decode_step, unit="x")
 claim("stall_factor_first_chunk", t[0] / decode_step, unit="x")
