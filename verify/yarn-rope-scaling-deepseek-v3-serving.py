@@ -36,10 +36,12 @@ def correction_dim(rotations: float) -> float:
     return dim * math.log(orig / (rotations * 2 * math.pi)) / log_base
 
 
-low = max(0, round(correction_dim(beta_fast)))
-high = min(int(dim) - 1, round(correction_dim(beta_slow)))
+# find_correction_range rounds outward: floor for the fast edge, ceil for the slow edge
+low = max(0, math.floor(correction_dim(beta_fast)))
+high = min(int(dim) - 1, math.ceil(correction_dim(beta_slow)))
+check(low < high, "a ramp of non-zero width (the reference adds 0.001 only when low == high)")
 idx = torch.arange(int(dim) // 2, dtype=torch.float64)
-ramp = torch.clamp((idx - low) / (high - low + 1e-3), 0, 1)
+ramp = torch.clamp((idx - low) / (high - low), 0, 1)
 smooth = 1 - ramp
 freqs = base ** (-2 * idx / dim)
 scaled = freqs * (smooth + (1 - smooth) / factor)
@@ -47,7 +49,7 @@ pairs = claim("rope_pairs", dim / 2, unit="dims")
 claim("ramp_low", low, unit="dims")
 claim("ramp_high", high, unit="dims")
 untouched = int((ramp == 0).sum())
-stretched = int((ramp > 0.999).sum())
+stretched = int((ramp == 1).sum())
 blended = int(dim // 2) - untouched - stretched
 claim("pairs_untouched", untouched, unit="dims")
 claim("pairs_interpolated", stretched, unit="dims")
@@ -83,7 +85,8 @@ claim("position_dims_share", dim / (dim + nope), unit="fraction")
 # %% [markdown]
 # ## Serving consequence: the reference code switches on the configured maximum, not the prompt
 # `if seqlen > orig_seq_len` tests max_seq_len, so a 1K-token prompt uses the stretched table and the 1.87x scale
-# whenever the deployment allows more than 4,096 tokens. Rotated keys are what the cache stores (pe_cache).
+# whenever the deployment allows more than 4,096 tokens; vLLM and SGLang (models/deepseek_v2.py, rope_type
+# "deepseek_yarn") apply it whenever the config has rope_scaling. Rotated keys are what the cache stores (pe_cache).
 
 # %%
 given("ctx_128k", 131072, unit="tokens", source="the question's hypothetical: a deployment allowing 128K tokens")
