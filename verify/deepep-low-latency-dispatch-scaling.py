@@ -60,6 +60,19 @@ claim("dispatch_line_share_ep256", floor_d / (disp_us[256] * 1e-6), unit="fracti
 claim("combine_line_share_ep256", floor_c / (comb_us[256] * 1e-6), unit="fraction")
 claim("ep8_over_nic", disp_rank / (disp_us[8] * 1e-6) / nic_bps, unit="x")
 check(disp_rank / (disp_us[8] * 1e-6) > nic_bps, "the EP8 row moves more than one NIC could carry")
+# The other path is NVLink: the README that first carried this table announced beside it (2025-06-05) "low-latency
+# kernels now leverage NVLink as much as possible" (PR #173). The same row before that commit, over pure RDMA:
+rdma_ep8 = given(
+    "dispatch_us_ep8_pure_rdma",
+    163e-6,
+    unit="s",
+    source="github:deepseek-ai/DeepEP README.md @3b1045db43ed232691d32dde0517dfed571b0a65 low-latency table, EP8 "
+    "dispatch 163 us, 46 GB/s (replaced by 77 us in de8cfca3 'Update readme.', which added the PR #173 NVLink note)",
+)
+given("gpus_per_node", 8, unit="GPUs", source="DeepEP docs/legacy.md test setup: H800 nodes of 8 GPUs (EP8 = one node)")
+claim("implied_dispatch_bw_ep8_pure_rdma", disp_rank / rdma_ep8, unit="B/s")
+line_share_rdma = claim("dispatch_line_share_ep8_pure_rdma", disp_rank / rdma_ep8 / nic_bps, unit="fraction")
+check(0.8 < line_share_rdma < 1, "over pure RDMA the EP8 row sat just under one port's line rate")
 claim("dispatch_growth_64_to_256", disp_us[256] / disp_us[64], unit="x")
 claim("dispatch_growth_8_to_64", disp_us[64] / disp_us[8], unit="x")
 
