@@ -2,7 +2,7 @@
 # # DeepSeek-V3's shared expert at decode: replicate it everywhere, or route it like a hot expert?
 # Config from the fact base (config_671B.json). Decode layout from the DeepSeek-V3 paper, arXiv:2412.19437 §3.4.2:
 # EP320, one expert per GPU, the shared expert treated as a routed target every token selects (9 per token), 64 GPUs
-# holding redundant and shared experts, decode batch per expert "typically within 256 tokens". Dispatch bytes as in
+# holding redundant and shared experts, decode batch per expert "usually within 256 tokens". Dispatch bytes as in
 # §3.3 (FP8 with one FP32 scale per 128 activations), combine in BF16. H100 SXM bandwidth and 400 Gb/s NIC per GPU.
 
 # %%
@@ -20,7 +20,7 @@ nic = fact("networking.nic_per_gpu_connectx7", "nic_gbit")
 SRC = "DeepSeek-V3 arXiv:2412.19437 §3.4.2 (decoding deployment)"
 ep = given("ep_gpus", 320, unit="GPUs", source=SRC + ": EP320, 40 nodes")
 spare = given("spare_gpus", 64, unit="GPUs", source=SRC + ": 64 GPUs host redundant and shared experts")
-per_expert_batch = given("tokens_per_expert", 256, unit="tokens", source=SRC + ": batch per expert within 256 tokens")
+per_expert_batch = given("tokens_per_expert", 256, unit="tokens", source=SRC + ": batch size per expert 'usually within 256 tokens' (upper end taken)")
 fp8 = given("fp8_bytes", 1, unit="B", source="FP8 E4M3 weights and dispatch: 1 byte per element")
 bf16 = given("bf16_bytes", 2, unit="B", source="BF16 combine: 2 bytes per element")
 tile = given("scale_tile", 128, unit="elements", source="arXiv:2412.19437 §3.3: one scale per 1x128 activation tile")
