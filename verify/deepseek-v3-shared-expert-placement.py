@@ -20,7 +20,9 @@ nic = fact("networking.nic_per_gpu_connectx7", "nic_gbit")
 SRC = "DeepSeek-V3 arXiv:2412.19437 §3.4.2 (decoding deployment)"
 ep = given("ep_gpus", 320, unit="GPUs", source=SRC + ": EP320, 40 nodes")
 spare = given("spare_gpus", 64, unit="GPUs", source=SRC + ": 64 GPUs host redundant and shared experts")
-per_expert_batch = given("tokens_per_expert", 256, unit="tokens", source=SRC + ": batch size per expert 'usually within 256 tokens' (upper end taken)")
+per_expert_batch = given(
+    "tokens_per_expert", 256, unit="tokens", source=SRC + ": batch per expert 'usually within 256 tokens' (upper end)"
+)
 fp8 = given("fp8_bytes", 1, unit="B", source="FP8 E4M3 weights and dispatch: 1 byte per element")
 bf16 = given("bf16_bytes", 2, unit="B", source="BF16 combine: 2 bytes per element")
 tile = given("scale_tile", 128, unit="elements", source="arXiv:2412.19437 §3.3: one scale per 1x128 activation tile")
