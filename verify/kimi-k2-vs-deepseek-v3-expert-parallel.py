@@ -65,6 +65,9 @@ claim("k2_experts_per_gpu", k2_E / ep, unit="experts")
 claim("ds_experts_per_gpu", ds_E / ep, unit="experts")
 claim("k2_expert_bytes_per_gpu", k2_routed / ep, unit="B")
 claim("ds_expert_bytes_per_gpu", ds_routed / ep, unit="B")
+gpu_budget = claim("h200_gpu_budget", util * h200_total, unit="B")
+extra_gpu = claim("k2_extra_expert_bytes_per_gpu", (k2_routed - ds_routed) / ep, unit="B")
+claim("k2_extra_share_of_gpu_budget", extra_gpu / gpu_budget, unit="fraction")
 
 # %% [markdown]
 # ## Routing: nodes a token reaches (uniform routing, experts spread evenly over 8 nodes)
