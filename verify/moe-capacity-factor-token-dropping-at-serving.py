@@ -74,7 +74,23 @@ p_step_u, p_tok_u = sim(torch.ones(int(E)))
 claim("p_step_drops_uniform", p_step_u, unit="fraction")
 claim("p_token_dropped_uniform", p_tok_u, unit="fraction")
 skew_w = torch.ones(int(E))
-skew_w[0] = hot * (E - 1) / (E - hot)  # expert 0 gets `hot` times the even share of the probability mass
+
+
+def inclusion(w0: float) -> float:
+    """P(expert 0 is among a token's k picks) when it has weight w0 and the others weight 1 (no replacement)."""
+    others = E - 1
+    first = w0 / (w0 + others)
+    return first + (others / (w0 + others)) * (w0 / (w0 + others - 1)) if k == 2 else float("nan")
+
+
+# expert 0 must draw `hot` times its even share of the *assignments* (k/E per token), not of the first pick:
+# solve inclusion(w0) = hot * k / E by bisection
+lo_w, hi_w = 1.0, 10.0
+for _ in range(60):
+    mid = (lo_w + hi_w) / 2
+    lo_w, hi_w = (mid, hi_w) if inclusion(mid) < hot * k / E else (lo_w, mid)
+skew_w[0] = lo_w
+check(abs(inclusion(lo_w) / (k / E) - hot) < 1e-6, "expert 0's share of assignments is hot x the even share")
 p_step_s, p_tok_s = sim(skew_w)
 claim("p_step_drops_skewed", p_step_s, unit="fraction")
 claim("p_token_dropped_skewed", p_tok_s, unit="fraction")
