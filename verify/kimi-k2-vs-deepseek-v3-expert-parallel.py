@@ -98,4 +98,10 @@ k2_ai = claim("k2_mla_intensity", k2_heads * per_head / bytes_tok)
 claim("head_ratio", k2_heads / ds_heads, unit="x")
 ridge = claim("h200_ridge", h200_peak / h200_bw)
 check(ds_ai > ridge > k2_ai, "DeepSeek-V3's decode attention sits above the H200 ridge, K2's below")
+# Under attention TP each GPU holds heads / TP query heads but must still read the whole latent (one shared KV
+# head, replicated on every rank): the intensity divides by TP. Data-parallel attention keeps all heads together.
+attn_tp = given("attn_tp", 8, unit="GPUs", source="comparison layout: attention tensor-parallel over one 8-GPU node")
+claim("ds_mla_intensity_tp8", ds_ai / attn_tp)
+claim("k2_mla_intensity_tp8", k2_ai / attn_tp)
+check(ds_ai / attn_tp < ridge, "under attention TP8 both models' decode attention is memory-bound")
 print(k2_routed / 1e9, ds_routed / 1e9, node_budget / 1e9, k2_nodes_hit, k2_remote, ds_remote, ds_ai, k2_ai, ridge)
