@@ -72,7 +72,8 @@ def visit(base: str) -> tuple[list[str], list[str]]:
 def test_site_runs_under_its_csp_without_violations(built_repo: Path) -> None:
     with serving(built_repo / "site") as base:
         errors, titles = visit(base)
-    assert errors == [] and "Question · How big is the KV cache of one request at long context?" in titles, (errors, titles)
+    found = "Question · How big is the KV cache of one request at long context?" in titles
+    assert errors == [] and found, (errors, titles)
 
 
 def test_control_a_policy_without_the_inline_hashes_is_violated(built_repo: Path, tmp_path: Path) -> None:

@@ -292,6 +292,16 @@ def test_the_keyslot_step_refuses_mismatched_inputs(tmp_path: Path, built: Built
     assert {p: p.read_bytes() for p in (built.site / "assets/keyslots").rglob("*.json")} == before
 
 
+TRACK_MIN = 8
+"""Every topic is a track of at least this many questions (the content issue's floor)."""
+
+
+def listed_questions(page: str) -> set[str]:
+    """Slugs of the questions a built hub page lists in its question lists (not the nav, not related links)."""
+    lists = re.findall(r'<div class="qb-list"[^>]*>(.*?)</div>', page, flags=re.DOTALL)
+    return {m for block in lists for m in re.findall(r'href="\.\./\.\./questions/([a-z0-9-]+)/"', block)}
+
+
 def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus, report = load_corpus(REPO)
     assert report.errors == 0
@@ -327,4 +337,9 @@ def test_the_real_corpus_is_sealed_without_false_alarms(tmp_path: Path, monkeypa
     keyslots(root, ledger, identity)
     opened = qbank("paywall", "decrypt", "--root", str(root), "--key", keys.valid, f"/questions/{slug}/")
     assert opened.returncode == 0 and opened.stdout.count("<!-- section") == sealed_sections(root, slug)
+    # every topic page of the built site lists its whole track, and every track is a real one
+    for topic in corpus.topics:
+        listed = listed_questions((root / "site" / "topics" / topic / "index.html").read_text())
+        assert listed == {s for s, q in corpus.questions.items() if q.topic == topic}, topic
+        assert len(listed) >= TRACK_MIN, f"topic {topic} lists {len(listed)} questions"
     print(f"{len(claims)} claim errors in the real content set aside:", *claims, sep="\n")
