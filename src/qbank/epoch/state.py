@@ -93,3 +93,16 @@ def rekey_reason(
     if today - state.began >= max_age:
         return f"the epoch began {state.began.isoformat()}, {max_age.days} days is its longest life"
     return None
+
+
+def admit(state: EpochState | None, live_release: str, readers: frozenset[str]) -> EpochState | None:
+    """The record with the readers a keyslot refresh lets into the live epoch, or None when it needs no change.
+
+    Every identifier that gets an active slot wrapping an epoch's key must be in that epoch's record before the
+    slot is published, or its later loss would not end the epoch (``rekey_reason`` only knows the record).
+    No record, or a record of another epoch (a deploy that saved its new epoch and then failed to upload):
+    nothing later is sealed under the live key, so there is nothing to record.
+    """
+    if state is None or state.epoch_id != live_release or readers <= state.readers:
+        return None
+    return EpochState(state.epoch_id, state.began, state.sealed, state.readers | readers)
