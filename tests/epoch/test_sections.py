@@ -40,3 +40,23 @@ def test_a_section_moved_or_relabelled_does_not_open(where: str) -> None:
             open_section(E, P, "0", SealedSection("0" * 32, a.nonce, a.ciphertext))
         else:
             open_section(secrets.token_bytes(32), P, "0", a)
+
+
+@pytest.mark.parametrize(("sealed_as", "opened_as"), [
+    (("/a|0", "x"), ("/a", "0|x")),  # '|' joins the key's info and the AAD: two tuples, one string
+    (("/a", "0|x"), ("/a|0", "x")),
+    (("/a\x00b", "0"), ("/a", "b\x000")),  # NUL joins the digest's input
+])
+def test_an_ambiguous_page_or_section_name_is_refused_not_confused(
+    sealed_as: tuple[str, str], opened_as: tuple[str, str]
+) -> None:
+    """A section sealed for one (page, section) must never open as another: names that would make the
+    concatenations ambiguous are refused when sealing and when opening."""
+    try:
+        a = seal_section(E, *sealed_as, "<p>text</p>")
+    except ValueError:
+        a = seal_section(E, "/q/", "0", "<p>text</p>")  # refused; still check the opening side refuses too
+    with pytest.raises((ValueError, InvalidTag)):
+        open_section(E, *opened_as, a)
+    with pytest.raises(ValueError):
+        seal_section(E, *sealed_as, "<p>text</p>")
