@@ -85,6 +85,7 @@ def test_a_tampered_build_file_is_refused_and_nothing_is_written(env: tuple[Path
     with pytest.raises(KeyslotError, match="fails authentication"):
         run_keyslots(root / "site", sealed, load_identity_text(key.read_text("ascii"), "id"), str(ledger), TODAY)
     assert site_files(root / "site") == before
+    assert sealed.is_file() and not (sealed.parent / "epoch.json").exists()  # nor the record, nor the key
 
 
 def test_the_step_run_again_on_its_own_output_changes_nothing(env: tuple[Path, Path, Path, Path]) -> None:

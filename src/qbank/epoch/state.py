@@ -61,11 +61,20 @@ class EpochState:
         """Parse a record; an :class:`EpochError` naming ``where`` when malformed."""
         try:
             doc = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise EpochError(f"{where}:{exc.lineno}:{exc.colno}: not an epoch record: {exc.msg}") from None
+        except ValueError as exc:  # not UTF-8
+            raise EpochError(f"{where}: not an epoch record ({type(exc).__name__})") from None
+        try:
             if not isinstance(doc, dict) or doc.get("format") != STATE_FORMAT:
                 raise EpochError(f"{where}: not an epoch record")
+            readers = doc["readers"]
+            if not isinstance(readers, list) or not all(isinstance(r, str) and r for r in readers):
+                raise EpochError(f"{where}: 'readers' must be a list of license identifiers")
+            if not isinstance(doc["epoch"], str) or not isinstance(doc["began"], str):
+                raise EpochError(f"{where}: 'epoch' and 'began' must be strings")
             sealed = SealedRelease.from_json(json.dumps(doc["sealed"]).encode())
-            state = cls(str(doc["epoch"]), dt.date.fromisoformat(doc["began"]), sealed,
-                        frozenset(str(r) for r in doc["readers"]))
+            state = cls(doc["epoch"], dt.date.fromisoformat(doc["began"]), sealed, frozenset(readers))
         except (ValueError, KeyError, TypeError, SealError) as exc:
             if isinstance(exc, EpochError):
                 raise
