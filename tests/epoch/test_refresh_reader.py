@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from qbank.cli import main
-from qbank.deploy.s3 import Target
+from qbank.deploy.plan import scan_site
+from qbank.deploy.release import store_sealed
+from qbank.deploy.s3 import S3Store, Target, execute, plan_deploy
 from qbank.paywall.keys import derive, parse_key
-from qbank.paywall.keyslots import run_keyslots
+from qbank.paywall.keyslots import KeyslotError, run_keyslots
 from qbank.paywall.ledger import open_ledger
 from qbank.paywall.recipient import keygen, load_identity_text
 from qbank.paywall.refresh import refresh
@@ -93,3 +97,55 @@ def test_a_reader_let_in_by_the_refresh_then_refunded_reads_nothing_new(
     assert not stolen & added, f"a refunded reader opened {sorted(stolen & added)}"
     honest_key = epoch_key(new, honest)
     assert honest_key is not None and texts([honest_key], new) >= added
+
+
+def unlocks(files: dict[str, bytes], page: str, license_key: str) -> bool:
+    """What the browser does on a live page: its ciphertext file names the release, whose slot must open."""
+    m = re.search(r'data-qb-file="([0-9a-f]{20}\.json)"', files[page].decode())
+    assert m is not None
+    release = json.loads(files[f"assets/premium/{m.group(1)}"])["release"]
+    d = derive(parse_key(license_key))
+    shard = files.get(shard_path(release, shard_of(d.identifier)))
+    return shard is not None and open_entry(json.loads(shard), d.identifier, d.kek) is not None
+
+
+def test_a_refresh_after_a_deploy_that_died_half_way_leaves_every_page_unlockable(
+    tmp_path: Path, s3: Any, bucket: str  # noqa: F811
+) -> None:
+    """A re-keying deploy dies after its ciphertext, slots and qbank-build.json, before its pages: the
+    live pages still name the previous epoch. The daily refresh must not retire that epoch's slots."""
+    ledger = tmp_path / "ledger.sqlite3"
+    with open_ledger(ledger) as book:
+        honest, leaver = book.mint(2)
+        book.sell(honest, TODAY, "honest@example.com")
+        book.sell(leaver, TODAY, "leaver@example.com")
+    _key_path, pub, _ = keygen(tmp_path / "identity.key")
+    identity = load_identity_text(_key_path.read_text("ascii"), "identity")
+    s3.create_bucket(Bucket=bucket + "-private")
+    public, private = Target(bucket, "www"), Target(bucket + "-private", "www")
+    endpoint = s3.meta.endpoint_url
+    record, root, store = f"s3://{private.bucket}/www/epoch.json", tmp_path / "repo", S3Store(s3, public)
+
+    def keyslots(pages: dict[str, dict[str, str]], today: dt.date) -> Path:
+        sealed = fake_build(root, pages, pub)
+        run_keyslots(root / "site", sealed, identity, str(ledger), today, endpoint_url=endpoint, epoch=record)
+        epoch_id = json.loads((root / "site/qbank-build.json").read_text())["release"]
+        kept = root / ".qbank/release" / f"{epoch_id}.sealed.json"
+        store_sealed(s3, private, epoch_id, kept.read_bytes())
+        return kept
+
+    keyslots(BEFORE, TODAY)
+    execute(plan_deploy(store, scan_site(root / "site"), datetime.now(UTC), timedelta(days=7)), store, root / "site")
+    with open_ledger(ledger) as book:
+        book.revoke(leaver, "refund")
+    keyslots(AFTER, TODAY + dt.timedelta(days=1))  # a new epoch
+    plan = plan_deploy(store, scan_site(root / "site"), datetime.now(UTC), timedelta(days=7))
+    plan.actions = [a for a in plan.actions if a.phase in ("immutable", "keyslots", "static")]  # dies here
+    execute(plan, store, root / "site")
+    page = "questions/a/index.html"
+    assert unlocks(bucket_files(s3, bucket, "www"), page, honest)  # half a deploy: readers still unlock
+    try:
+        refresh(s3, public, private, identity, str(ledger), TODAY + dt.timedelta(days=2), endpoint_url=endpoint)
+    except KeyslotError as exc:
+        assert "full" in str(exc), exc  # refusing, and saying what to do, is fine
+    assert unlocks(bucket_files(s3, bucket, "www"), page, honest), "the refresh locked every reader out"
