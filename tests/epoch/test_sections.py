@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 
 import pytest
@@ -60,3 +62,27 @@ def test_an_ambiguous_page_or_section_name_is_refused_not_confused(
         open_section(E, *opened_as, a)
     with pytest.raises(ValueError):
         seal_section(E, *sealed_as, "<p>text</p>")
+
+
+def test_a_non_reader_cannot_confirm_a_guess_of_a_section_from_its_digest() -> None:
+    """Everything public about a short section (its digest, nonce, ciphertext, page, number, length) and a
+    correct guess of its text: no computation without E reproduces the digest or opens the ciphertext."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from qbank.epoch.sections import SALT, digest
+
+    text = "<p>52 GB</p>"
+    sealed = seal_section(E, P, "0", text)
+    joined = [sep.join([P, "0", text]).encode() for sep in ("|", "\x00", "")]
+    public_keys = [b"", b"\x00" * 32, SALT] + [
+        HKDF(algorithm=hashes.SHA256(), length=32, salt=SALT, info=info).derive(ikm)
+        for ikm in (b"", b"\x00" * 32) for info in (b"qbank/digest", b"digest")
+    ]
+    candidates = {hashlib.sha256(m).hexdigest()[:32] for m in joined} | {
+        hmac.new(k, m, hashlib.sha256).hexdigest()[:32] for k in public_keys for m in joined
+    } | {digest(k, P, "0", text) for k in public_keys}
+    assert sealed.d not in candidates
+    # and the same text under another epoch, or on another page, has an unrelated digest: nothing links
+    elsewhere = {seal_section(secrets.token_bytes(32), P, "0", text).d, seal_section(E, "/q/", "0", text).d}
+    assert len(elsewhere | {sealed.d}) == 3
