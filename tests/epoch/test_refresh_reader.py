@@ -149,3 +149,12 @@ def test_a_refresh_after_a_deploy_that_died_half_way_leaves_every_page_unlockabl
     except KeyslotError as exc:
         assert "full" in str(exc), exc  # refusing, and saying what to do, is fine
     assert unlocks(bucket_files(s3, bucket, "www"), page, honest), "the refresh locked every reader out"
+
+
+def test_the_deploy_and_the_refresh_keep_one_epoch_record() -> None:
+    """main.yml's keyslot step and refresh.yml's refresh name the same record (the refresh's readers must
+    land where the next deploy's decision reads them)."""
+    workflows = Path(__file__).resolve().parents[2] / ".github/workflows"
+    found = {name: re.findall(r'--epoch\s+("[^"]+")', (workflows / name).read_text("utf-8"))
+             for name in ("main.yml", "refresh.yml")}
+    assert found["main.yml"] == found["refresh.yml"] == ['"${DEPLOY_PRIVATE%/}/epoch.json"'], found
