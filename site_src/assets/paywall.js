@@ -159,6 +159,10 @@
   // (epoch/sections.py); one key per version of a section, so an edit never reuses one.
   function sectionKey(release, path, section, d) {
     if (typeof d !== "string" || !/^[0-9a-f]{32}$/.test(d)) throw new PaywallError("tampered", MSG.tampered());
+    // names that would make the '|'-joined info and AAD ambiguous are refused (sections.py check_names)
+    if (!/^[0-9]{1,6}$/.test(section) || !path.startsWith("/") || /[|\0]/.test(path)) {
+      throw new PaywallError("tampered", MSG.tampered());
+    }
     const params = { name: "HKDF", hash: "SHA-256", salt: enc.encode("qbank/epoch/v1"),
                      info: enc.encode(`qbank/section|${path}|${section}|${d}`) };
     return crypto.subtle.deriveKey(params, release.base, { name: "AES-GCM", length: 256 }, false, ["decrypt"]);

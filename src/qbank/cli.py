@@ -566,7 +566,7 @@ def cmd_paywall_refresh(args: argparse.Namespace) -> int:
     today = _date(args.today) if args.today else dt.date.today()
     try:
         run = refresh(make_client(args.endpoint_url, args.region), public, private, identity, args.ledger, today,
-                      endpoint_url=args.endpoint_url, dry_run=args.dry_run)
+                      endpoint_url=args.endpoint_url, dry_run=args.dry_run, epoch=args.epoch)
     except KeyslotError as exc:
         sys.stderr.write(f"qbank: error: refresh: {exc}\n")
         return EXIT_CONTENT
@@ -891,6 +891,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--region", default=None, help="region (default: from the AWS environment)")
     p.add_argument("--today", default=None, help="the day licenses are judged on (default: today)")
     p.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    p.add_argument("--epoch", default=None, metavar="LOCATION",
+                   help="the epoch's record, which gets the readers let in (default: epoch.json under --private)")
     p.set_defaults(func=cmd_paywall_refresh)
 
     return parser

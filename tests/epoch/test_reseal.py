@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,7 @@ def test_a_tampered_build_file_is_refused_and_nothing_is_written(env: tuple[Path
     with pytest.raises(KeyslotError, match="fails authentication"):
         run_keyslots(root / "site", sealed, load_identity_text(key.read_text("ascii"), "id"), str(ledger), TODAY)
     assert site_files(root / "site") == before
+    assert sealed.is_file() and not (sealed.parent / "epoch.json").exists()  # nor the record, nor the key
 
 
 def test_the_step_run_again_on_its_own_output_changes_nothing(env: tuple[Path, Path, Path, Path]) -> None:
@@ -111,3 +113,27 @@ def test_a_revocation_re_keys_a_site_already_under_an_epoch_without_a_build(
     now = site_files(root / "site")
     assert not [p for p, b in now.items() if epoch.encode() in b]  # nothing names the old epoch
     assert {p for p in now if p.startswith("assets/premium/")}.isdisjoint(first)
+
+
+@pytest.mark.parametrize("label", ["0|x", "7"])
+def test_decrypt_refuses_a_relabelled_section_as_tampered(env: tuple[Path, Path, Path, Path], label: str) -> None:
+    """`qbank paywall decrypt`'s reader: a page whose spot names a section its file lacks, or an ambiguous
+    name the file does hold, is "tampered", not a KeyError or a decrypted text."""
+    from qbank.paywall.decrypt import DecryptError, decrypt_page
+
+    root, ledger, _key, _pub = env
+    with open_ledger(ledger) as book:
+        (lic,) = book.mint(1)
+        book.sell(lic, TODAY, "c@example.com")
+    deploy(env, PAGES)
+    assert [o.section for o in decrypt_page(root / "site", "/questions/q1/", lic)] == ["0", "1"]  # the tool works
+    page = root / "site/questions/q1/index.html"
+    name = re.search(r'data-qb-file="([^"]+)"', page.read_text()).group(1)  # type: ignore[union-attr]
+    page.write_text(page.read_text().replace('data-qb-section="0"', f'data-qb-section="{label}"'))
+    if label == "0|x":
+        body = json.loads((root / "site/assets/premium" / name).read_bytes())
+        body["sections"][label] = body["sections"]["0"]
+        (root / "site/assets/premium" / name).write_text(json.dumps(body))
+    with pytest.raises(DecryptError) as caught:
+        decrypt_page(root / "site", "/questions/q1/", lic)
+    assert caught.value.reason == "tampered"

@@ -97,13 +97,25 @@ def rewrite_page(text: str, renamed: dict[str, str], build_id: str, epoch_id: st
                         f'<meta name="qbank-release" content="{epoch_id}">')
 
 
-def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, epoch_id: str) -> Resealed:
-    """Move every premium file and page of a built site from the build's key to the epoch's.
+@dataclass(frozen=True)
+class ResealPlan:
+    """Every byte a reseal will write, computed before anything is written."""
+
+    site: Path
+    build_id: str
+    epoch_id: str
+    olds: list[Path]
+    new_files: dict[str, bytes]
+    pages: dict[Path, str]
+    info: str
+    done: Resealed
+
+
+def plan_reseal(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, epoch_id: str) -> ResealPlan:
+    """Compute the move of every premium file and page of a built site from the build's key to the epoch's.
 
     The "build" may also be an earlier epoch (``build_key`` its key): the step run again on its own output
-    gives the same bytes, and a re-key without a new build moves the site to the new epoch.
-
-    All new bytes are computed first; files are written only when every one of them was computed.
+    gives the same bytes, and a re-key without a new build moves the site to the new epoch. Reads only.
     """
     premium = site / PREMIUM_DIR
     olds = sorted(premium.glob("*.json")) if premium.is_dir() else []
@@ -126,13 +138,20 @@ def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, e
     if info.get("release") != build_id:
         raise ResealError(f"{BUILD_INFO} names release {info.get('release')}, not the build's {build_id}")
     info["release"] = epoch_id
-    for path in olds:
+    return ResealPlan(site, build_id, epoch_id, olds, new_files, pages,
+                      json.dumps(info, sort_keys=True, indent=1) + "\n", Resealed(renamed, len(pages), sections))
+
+
+def apply_reseal(plan: ResealPlan) -> Resealed:
+    """Write what :func:`plan_reseal` computed; a :class:`ResealError` if a file still names the build."""
+    site, build_id, epoch_id = plan.site, plan.build_id, plan.epoch_id
+    for path in plan.olds:
         path.unlink()
-    for name, body in new_files.items():
-        (premium / name).write_bytes(body)
-    for page, text in pages.items():
+    for name, body in plan.new_files.items():
+        (site / PREMIUM_DIR / name).write_bytes(body)
+    for page, text in plan.pages.items():
         page.write_text(text, "utf-8")
-    info_path.write_text(json.dumps(info, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    (site / BUILD_INFO).write_text(plan.info, encoding="utf-8")
     stale_slots = site / SLOT_DIR / build_id
     if build_id != epoch_id and stale_slots.is_dir():  # an earlier epoch's slots: the bucket keeps them in grace
         shutil.rmtree(stale_slots)
@@ -140,4 +159,10 @@ def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, e
     left = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and needle in p.read_bytes()]
     if left and build_id != epoch_id:
         raise ResealError(f"{left[0]} still names the build's release {build_id} after the reseal")
-    return Resealed(renamed, len(pages), sections)
+    return plan.done
+
+
+def reseal_site(site: Path, build_key: bytes, build_id: str, epoch_key: bytes, epoch_id: str) -> Resealed:
+    """Move every premium file and page of a built site from the build's key to the epoch's: all new bytes
+    are computed first (:func:`plan_reseal`); files are written only when every one of them was computed."""
+    return apply_reseal(plan_reseal(site, build_key, build_id, epoch_key, epoch_id))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import hashes
@@ -35,6 +36,21 @@ FORMAT = 2
 SALT = b"qbank/epoch/v1"
 DIGEST_BYTES = 16
 NONCE_BYTES = 12
+SECTION_RE = re.compile(r"[0-9]{1,6}")
+SEPARATORS = ("|", "\x00")
+
+
+def check_names(page_path: str, section: str) -> None:
+    """Refuse names that would make the joined inputs ambiguous (a ``ValueError``).
+
+    ``|`` joins the key's info and the AAD, NUL the digest's input: with either inside a name, two different
+    (page, section) pairs give one string, and a section sealed for one would open as the other. Sections are
+    the build's region numbers; pages are URL paths, which never need either character.
+    """
+    if not SECTION_RE.fullmatch(section):
+        raise ValueError(f"section {section!r} is not a region number")
+    if not page_path.startswith("/") or any(c in page_path for c in SEPARATORS):
+        raise ValueError(f"page path {page_path!r} must start with '/' and hold no '|' or NUL")
 
 
 def _hkdf(ikm: bytes, info: bytes) -> bytes:
@@ -83,6 +99,7 @@ class SealedSection:
 
 def seal_section(epoch_key: bytes, page_path: str, section: str, plaintext: str) -> SealedSection:
     """Encrypt a section under the epoch: the same inputs always give the same bytes."""
+    check_names(page_path, section)
     d = digest(epoch_key, page_path, section, plaintext)
     nonce = section_nonce(epoch_key, page_path, section, d)
     ct = AESGCM(section_key(epoch_key, page_path, section, d)).encrypt(
@@ -92,6 +109,8 @@ def seal_section(epoch_key: bytes, page_path: str, section: str, plaintext: str)
 
 
 def open_section(epoch_key: bytes, page_path: str, section: str, sealed: SealedSection) -> str:
-    """Decrypt a section; raises ``cryptography.exceptions.InvalidTag`` when anything does not match."""
+    """Decrypt a section; raises ``cryptography.exceptions.InvalidTag`` when anything does not match (a
+    ``ValueError`` for names :func:`check_names` refuses)."""
+    check_names(page_path, section)
     key = section_key(epoch_key, page_path, section, sealed.d)
     return AESGCM(key).decrypt(sealed.nonce, sealed.ciphertext, section_aad(page_path, section, sealed.d)).decode()

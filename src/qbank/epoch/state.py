@@ -61,11 +61,20 @@ class EpochState:
         """Parse a record; an :class:`EpochError` naming ``where`` when malformed."""
         try:
             doc = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise EpochError(f"{where}:{exc.lineno}:{exc.colno}: not an epoch record: {exc.msg}") from None
+        except ValueError as exc:  # not UTF-8
+            raise EpochError(f"{where}: not an epoch record ({type(exc).__name__})") from None
+        try:
             if not isinstance(doc, dict) or doc.get("format") != STATE_FORMAT:
                 raise EpochError(f"{where}: not an epoch record")
+            readers = doc["readers"]
+            if not isinstance(readers, list) or not all(isinstance(r, str) and r for r in readers):
+                raise EpochError(f"{where}: 'readers' must be a list of license identifiers")
+            if not isinstance(doc["epoch"], str) or not isinstance(doc["began"], str):
+                raise EpochError(f"{where}: 'epoch' and 'began' must be strings")
             sealed = SealedRelease.from_json(json.dumps(doc["sealed"]).encode())
-            state = cls(str(doc["epoch"]), dt.date.fromisoformat(doc["began"]), sealed,
-                        frozenset(str(r) for r in doc["readers"]))
+            state = cls(doc["epoch"], dt.date.fromisoformat(doc["began"]), sealed, frozenset(readers))
         except (ValueError, KeyError, TypeError, SealError) as exc:
             if isinstance(exc, EpochError):
                 raise
@@ -93,3 +102,16 @@ def rekey_reason(
     if today - state.began >= max_age:
         return f"the epoch began {state.began.isoformat()}, {max_age.days} days is its longest life"
     return None
+
+
+def admit(state: EpochState | None, live_release: str, readers: frozenset[str]) -> EpochState | None:
+    """The record with the readers a keyslot refresh lets into the live epoch, or None when it needs no change.
+
+    Every identifier that gets an active slot wrapping an epoch's key must be in that epoch's record before the
+    slot is published, or its later loss would not end the epoch (``rekey_reason`` only knows the record).
+    No record, or a record of another epoch (a deploy that saved its new epoch and then failed to upload):
+    nothing later is sealed under the live key, so there is nothing to record.
+    """
+    if state is None or state.epoch_id != live_release or readers <= state.readers:
+        return None
+    return EpochState(state.epoch_id, state.began, state.sealed, state.readers | readers)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
-from .state import EpochState
+from .state import EpochError, EpochState
 
 
 def _split(location: str) -> tuple[str, str] | None:
@@ -28,7 +28,13 @@ def load(location: str, endpoint_url: str | None = None) -> EpochState | None:
     where = _split(location)
     if where is None:
         path = Path(location).expanduser()
-        return EpochState.from_json(path.read_bytes(), str(path)) if path.is_file() else None
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a folder, an unreadable file: never taken for "no epoch yet"
+            raise EpochError(f"{path}: cannot read the epoch record ({type(exc).__name__})") from None
+        return EpochState.from_json(data, str(path))
     from ..deploy.release import fetch_object
     from ..deploy.s3 import Target, make_client
 
@@ -43,12 +49,16 @@ def save(location: str, state: EpochState, endpoint_url: str | None = None) -> N
     where = _split(location)
     if where is None:
         path = Path(location).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(body)
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(body)
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise EpochError(f"{path}: cannot write the epoch record ({type(exc).__name__})") from None
         return
     from ..deploy.s3 import make_client, with_retries
 

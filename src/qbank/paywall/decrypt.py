@@ -93,14 +93,16 @@ def decrypt_page(site: Path, url: str, key: str, base_path: str = "/") -> list[O
         body = json.loads((site / "assets" / "premium" / m.group("file")).read_text())
         if body["release"] != release_id:
             raise DecryptError("stale", "the page and its ciphertext belong to different releases")
-        sec = body["sections"][m.group("section")]
+        sec = body["sections"].get(m.group("section"))
+        if not isinstance(sec, dict):
+            raise DecryptError("tampered", f"section {m.group('section')} is not in its ciphertext file")
         try:
             if body.get("v") == SECTION_FORMAT:
                 sealed = SealedSection(str(sec["d"]), unb64(sec["n"]), unb64(sec["c"]))
                 plain = open_section(release_key, path, m.group("section"), sealed)
             else:
                 plain = open_fragment(release_key, unb64(sec["n"]), unb64(sec["c"]), path, m.group("section"))
-        except InvalidTag as exc:
+        except (InvalidTag, ValueError) as exc:  # ValueError: a name check_names refuses, bad base64
             raise DecryptError("tampered", f"section {m.group('section')} fails authentication") from exc
         out.append(Opened(m.group("section"), html.unescape(re.sub(r"<[^>]*>", "", m.group("heading"))), plain))
     return out

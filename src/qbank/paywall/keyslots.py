@@ -26,7 +26,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from ..epoch import store as epoch_store
-from ..epoch.reseal import ResealError, reseal_site
+from ..epoch.reseal import ResealError, apply_reseal, plan_reseal
 from ..epoch.state import MAX_AGE, EpochError, EpochState, rekey_reason
 from .ledger import Ledger
 from .recipient import SealedRelease, SealError, seal, unseal
@@ -191,8 +191,13 @@ def run_keyslots(
     readers = frozenset(a.identifier for a in active)
     state, key, reason = open_epoch(previous, identity, readers, sealed.site_url, today, max_age)
     try:
-        done = reseal_site(site, build_key, sealed.release_id, key, state.epoch_id)
-    except ResealError as exc:
+        plan = plan_reseal(site, build_key, sealed.release_id, key, state.epoch_id)
+        # then the record, before any file: every reader about to get a slot is in it, and a record that
+        # cannot be written stops the step with the site untouched (a record ahead of the site is harmless:
+        # a new epoch nobody was given, or readers listed who never got their slot)
+        epoch_store.save(location, state, endpoint_url)
+        done = apply_reseal(plan)
+    except (ResealError, EpochError) as exc:
         raise KeyslotError(str(exc)) from None
     files = keyslot_files(key, state.epoch_id, active, ended, block)
     slots = Slots(state.epoch_id, sealed.site_url, files, len(active), len(ended), reason, done.sections)
@@ -203,7 +208,6 @@ def run_keyslots(
         fh.write(state.sealed.to_json())
     if kept.resolve() != sealed_path.resolve():
         sealed_path.unlink()  # nothing in the site is under the build's key any more
-    epoch_store.save(location, state, endpoint_url)
     return slots
 
 

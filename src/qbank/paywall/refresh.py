@@ -5,8 +5,10 @@ private prefix (``deploy.release.sealed_key``). The deploy plan runs against the
 every file but this release's slots taken as is from the manifest: only slot files whose bytes changed
 (a sale, a revocation, an expiry) are uploaded, then the manifest. Slots are deterministic, so an
 unchanged license set uploads nothing. A refresh never uploads anything but slot files: if the bucket
-misses a site file, it refuses and asks for a full deploy. Earlier releases' slot folders, kept by the
-deploy for its grace period, are deleted by the first refresh (see :func:`retire_old_slots`).
+misses a site file, it refuses and asks for a full deploy. Before any slot is uploaded, the readers it
+opens the live epoch to are added to the epoch's record (``epoch.state.admit``): a reader who joins between
+deploys and is refunded before the next one must end the epoch like any other. Earlier releases' slot
+folders, kept by the deploy for its grace period, are deleted by the first refresh (``retire_old_slots``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from ..deploy.headers import ObjectHeaders, headers_for
 from ..deploy.plan import DEFAULT_GRACE, MANIFEST_NAME, Action, LocalFile, Plan, make_plan
 from ..deploy.release import BUILD_INFO, fetch_object, sealed_key
 from ..deploy.s3 import DeployResult, S3Store, Target, execute
+from ..epoch import store as epoch_store
+from ..epoch.state import EpochError, admit
 from .keyslots import KeyslotError, Slots, compute, read_licenses
 from .recipient import SealedRelease, SealError
 from .slots import BLOCK, SLOT_DIR, slot_dir
@@ -85,6 +89,21 @@ def retire_old_slots(plan: Plan, mine: str) -> None:
     plan.invalidate = sorted(set(plan.invalidate) | {"/" + p for p in old})
 
 
+def epoch_location(private: Target) -> str:
+    """The epoch record's default place: ``epoch.json`` under the private prefix (main.yml's ``--epoch``)."""
+    return f"s3://{private.bucket}/{private.key('epoch.json')}"
+
+
+def record_readers(location: str, live_release: str, readers: frozenset[str], endpoint_url: str | None) -> None:
+    """Add the readers about to get a slot of the live epoch to its record (before any slot is uploaded)."""
+    try:
+        state = admit(epoch_store.load(location, endpoint_url), live_release, readers)
+    except EpochError as exc:
+        raise KeyslotError(str(exc)) from None
+    if state is not None:
+        epoch_store.save(location, state, endpoint_url)
+
+
 def refresh(
     client: S3Client,
     public: Target,
@@ -99,6 +118,7 @@ def refresh(
     jobs: int = 8,
     dry_run: bool = False,
     block: int = BLOCK,
+    epoch: str | None = None,
 ) -> Refresh:
     """Recompute and upload the live release's changed slot files (and the manifest, when anything changed)."""
     store = S3Store(client, public)
@@ -127,6 +147,8 @@ def refresh(
     retire_old_slots(plan, mine)
     if dry_run:
         return Refresh(sealed.release_id, slots, plan, None)
+    record_readers(epoch or epoch_location(private), sealed.release_id,
+                   frozenset(a.identifier for a in active), endpoint_url)
     tmp = Path(tempfile.mkdtemp(prefix="qbank-refresh-"))
     try:
         for path, body in slots.files.items():
