@@ -42,6 +42,8 @@ class VerifyConfig:
     device: str = "auto"
     force: bool = False
     shard: tuple[int, int] | None = None
+    plan: dict[str, Any] | None = None
+    """The shard plan (``--plan``) every shard of a CI run shares; None: plan here from the cache index."""
     strict: bool = False
     options: RunOptions = field(default_factory=RunOptions)
 
@@ -68,16 +70,6 @@ def discover(root: Path) -> dict[str, str]:
         return {}
     names = sorted(name for name in os.listdir(base) if SCRIPT_RE.match(name))
     return {name[:-3]: f"{base}{os.sep}{name}" for name in names}
-
-
-def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
-    """Stable assignment of a script to shard K of N by a hash of its slug (adding scripts moves no others)."""
-    if shard is None:
-        return True
-    import hashlib
-
-    k, n = shard
-    return int(hashlib.sha1(slug.encode()).hexdigest()[:8], 16) % n == k - 1
 
 
 def resolve_device(want: str, fake_cuda: str | None) -> str:
@@ -149,12 +141,20 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
     unknown = [s for s in config.slugs if s not in scripts]
     if unknown:
         raise VerifyUsageError(f"no verification script for: {', '.join(unknown)}")
-    selected = [s for s in (config.slugs or list(scripts)) if in_shard(s, config.shard)]
+    index = store.read_index(root)
+    selected = config.slugs or list(scripts)
+    if config.shard is not None:  # balanced by recorded run time (verify/shards), then the named ones of it
+        from .shards.plan import PlanError, select
+
+        try:
+            mine = set(select(list(scripts), config.shard, index, config.plan))
+        except PlanError as exc:
+            raise VerifyUsageError(str(exc)) from exc
+        selected = [s for s in selected if s in mine]
     jobs = config.jobs or len(os.sched_getaffinity(0))
     options = dataclasses.replace(
         config.options, device=device, threads=max(1, len(os.sched_getaffinity(0)) // max(1, jobs))
     )
-    index = store.read_index(root)
     hasher = cache.Hasher(root)
     torch = cache.runtime_version()
 
@@ -460,7 +460,10 @@ def _finish(
 
 
 def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> VerifyRun:
-    """Import the entries of shard reports (``--report-json``) into this cache; report on all of them."""
+    """Import the entries of shard reports (``--report-json``) into this cache; report on all of them.
+
+    The shards must cover every script of this repository exactly once: a script no shard reported (a lost
+    shard job, a plan for another commit) or one two shards reported is an error, not a silent gap."""
     root = root.resolve()
     index = store.read_index(root)
     entries: dict[str, dict[str, Any]] = {}
@@ -475,4 +478,24 @@ def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> Ve
         results += bundle.get("results", [])
     results.sort(key=lambda r: r["slug"])
     device = bundles[0].get("device", "cpu") if bundles else "cpu"
-    return VerifyRun(results, build_report(results, strict), entries, device)
+    report = build_report(results, strict)
+    report.extend(coverage_problems([r["slug"] for r in results], list(discover(root))))
+    return VerifyRun(results, report, entries, device)
+
+
+def coverage_problems(reported: list[str], scripts: list[str]) -> list[Problem]:
+    """Scripts that no shard report holds, or that more than one holds."""
+    from collections import Counter
+
+    seen = Counter(reported)
+    out = [
+        error(f"verify/{s}.py", 0, 0, "verify-shard-missing", "no shard report holds this script's result")
+        for s in scripts
+        if s not in seen
+    ]
+    out += [
+        error(f"verify/{s}.py", 0, 0, "verify-shard-twice", f"{n} shard reports hold this script's result")
+        for s, n in sorted(seen.items())
+        if n > 1
+    ]
+    return out
