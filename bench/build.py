@@ -80,6 +80,9 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
         a, b, c = rng.choice(WORDS), rng.choice(WORDS), rng.choice(WORDS)
         question = {
             "title": f"Question {i}: how does the {a} {b} scale with {c}?",
+            "short_title": f"Synthetic question {i}: the {a} {b}",
+            "description": f"Synthetic question {i} works out how the {a} {b} scales with {c}, "
+                           "every number derived by its verification script.",
             "teaser": f"Case {i}. " + sentence(rng, 18) + " " + sentence(rng, 10),
             "topic": topics[i % len(topics)],
             "companies": [companies[0]] if companies and i % 5 == 0 else [],
@@ -90,13 +93,17 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
             "concepts": rng.sample(concepts, 2),
             "related": [s for s in rng.sample(slugs, 3) if s != slug][:2],
         }
+        if premium:
+            question["premium_summaries"] = [f"The full derivation of the {a} {b} against {c}, step by step."]
         (root / "questions" / f"{slug}.yaml").write_text(yaml.safe_dump(question, sort_keys=False))
         answer = [paragraph(rng), "", MATH if i % 2 else "", "## Sizing it", "", paragraph(rng), "", CODE, "",
                   "## What interviewers listen for", "", paragraph(rng, 4), ""]
         if premium:
             answer += ["/// premium", "## The full derivation", "", paragraph(rng, 8), "", paragraph(rng, 6), "///"]
         (root / "answers" / f"{slug}.md").write_text("\n".join(answer) + "\n")
-        (root / "verify" / f"{slug}.py").write_text('from qbank.verify import claim\nclaim("x", 1)\n')
+        # the 2 of the math (odd questions) binds to the script's claim; the others state no number
+        script = 'claim("x", 2)' if i % 2 else 'check(True, "a synthetic check")'
+        (root / "verify" / f"{slug}.py").write_text(f"from qbank.verify import check, claim\n{script}\n")
     subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "synthetic")
