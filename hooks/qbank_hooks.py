@@ -41,6 +41,8 @@ def on_config(config: Any) -> Any:
     if problems:
         raise PluginError("\n".join(p.text() for p in problems))
     settings = settings_from(config.get("site_url"), config.get("extra"), shop)
+    if session:  # one seal token per preview session: unchanged pages keep their HTML between saves
+        settings = preview.session_settings(session, settings)
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ from typing import Any
 from ..corpus import Corpus
 from ..memo import Memo
 from ..problems import Level, Problem, Report
+from ..render.settings import Settings
+from ..seal.regions import new_token
 
 FLAG = "preview"
 PREMIUM_CLASS = "qb-preview-premium"
@@ -51,6 +53,10 @@ class Session:
     """Generated pages the build in progress keeps as built."""
     layout: tuple[tuple[str, int], ...] = ()
     """The layout fingerprint of the last successful build (see ``serve.layout_fingerprint``)."""
+    seal_token: str = field(default_factory=new_token, repr=False)
+    """The region-marker token of every build of this session (a build draws its own). Drawn per build, it
+    changed every generated page's Markdown, so no save could keep an unchanged page's HTML; drawn per session
+    it is as unguessable to the content, and a preview is never deployed."""
     """Whether this build may skip the pages whose digest is unchanged (mkdocs' dirty build)."""
 
     def checked(self, corpus: Corpus, report: Report) -> None:
@@ -186,6 +192,11 @@ def banner_for(session: Session, src_uri: str) -> str:
     return ""
 
 
+def session_settings(session: Session, settings: Settings) -> Settings:
+    """The render settings of a preview build: the session's seal token instead of one drawn for this build."""
+    return replace(settings, seal_token=session.seal_token)
+
+
 def skip_unchanged(session: Session, files: Iterable[Any], pages: dict[str, tuple[str, Any]]) -> int:
     """Mark generated files whose page is as already built so a dirty build skips them; returns how many.
 
@@ -232,6 +243,7 @@ __all__ = [
     "open_session",
     "page_banner",
     "session_for",
+    "session_settings",
     "set_flag",
     "skip_unchanged",
     "stub_markdown",
