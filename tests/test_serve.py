@@ -174,6 +174,7 @@ def test_a_save_re_renders_only_the_pages_it_changed(tmp_path: Path, monkeypatch
     try:
         first = rebuild(root, site, "http://127.0.0.1:8000/")
         assert first.failure is None and first.rendered == first.pages > 3
+        cards = {p.name: p.stat().st_mtime_ns for p in (site / "assets" / "cards").glob("*.png")}
         again = rebuild(root, site, "http://127.0.0.1:8000/")
         assert again.rendered == 0, again
         answer = root / "answers" / f"{SLUG}.md"
@@ -181,5 +182,9 @@ def test_a_save_re_renders_only_the_pages_it_changed(tmp_path: Path, monkeypatch
         edited = rebuild(root, site, "http://127.0.0.1:8000/")
         assert edited.rendered == 1, edited
         assert "FRESH-EDIT-4410" in (site / PAGE / "index.html").read_text()
+        # social cards: the edited page's is drawn again, every kept page keeps its own
+        now = {p.name: p.stat().st_mtime_ns for p in (site / "assets" / "cards").glob("*.png")}
+        redrawn = {name for name, mtime in now.items() if mtime != cards.get(name)}
+        assert redrawn == {f"questions-{SLUG}.png"} and len(cards) > 5
     finally:
         close_session(root)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,16 +218,19 @@ def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
             scripts[slug] = runs(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
-    free = {
-        slug: set().union(*(runs(p.markdown) for p in a.parts if isinstance(p, FreeText)))
-        for slug, a in corpus.answers.items()
-    }
+    free: set[tuple[str, ...]] = set()
+    for answer in corpus.answers.values():
+        for part in answer.parts:
+            if isinstance(part, FreeText):
+                free |= runs(part.markdown)
+    # how many scripts show each run: one of a script's runs is in another script when two or more show it
+    # (counted once, not a union of all the other scripts per question: that was quadratic in the bank)
+    in_scripts = Counter(r for rs in scripts.values() for r in rs)
     out: dict[str, set[tuple[str, ...]]] = {}
     for slug, q in corpus.questions.items():
         if q.access != "premium" or slug not in scripts:
             continue
-        others = set().union(*(r for s, r in scripts.items() if s != slug), *free.values())
-        out[slug] = scripts[slug] & others
+        out[slug] = {r for r in scripts[slug] if in_scripts[r] > 1 or r in free}
     return out
 
 
