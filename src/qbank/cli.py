@@ -713,7 +713,7 @@ def _write_plan(root: Path, args: argparse.Namespace) -> int:
         n = args.shards or shard_count(root)
     except PlanError as exc:
         raise UsageError(str(exc)) from exc
-    plan = make_plan(list(discover(root)), store.read_index(root), n)
+    plan = make_plan(list(discover(root)), store.read_index(root).durations(), n)
     Path(args.write_plan).write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
     print(describe(plan))
     return EXIT_OK

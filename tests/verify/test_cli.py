@@ -25,11 +25,11 @@ WINDOW = (
 
 def test_shards_follow_the_recorded_run_times() -> None:
     slugs = [f"q{i}" for i in range(9)]
-    index = {s: {"result": {"duration": 1.0}} for s in slugs} | {"q4": {"result": {"duration": 8.0}}}
-    parts = [select(slugs, (k, 3), index, None) for k in (1, 2, 3)]
+    recorded = {s: 1.0 for s in slugs} | {"q4": 8.0}
+    parts = [select(slugs, (k, 3), recorded, None) for k in (1, 2, 3)]
     assert sorted(s for p in parts for s in p) == slugs
     assert ["q4"] in parts  # the slow script alone; the eight others split four and four
-    plan = make_plan(slugs, index, 3)
+    plan = make_plan(slugs, recorded, 3)
     assert plan["seconds"] == [8.0, 4.0, 4.0] and plan["recorded"] == 9
     assert [select(slugs, (k, 3), {}, plan) for k in (1, 2, 3)] == parts  # a plan, not this cache, decides
 

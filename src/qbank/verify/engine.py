@@ -147,7 +147,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         from .shards.plan import PlanError, select
 
         try:
-            mine = set(select(list(scripts), config.shard, index, config.plan))
+            mine = set(select(list(scripts), config.shard, index.durations(), config.plan))
         except PlanError as exc:
             raise VerifyUsageError(str(exc)) from exc
         selected = [s for s in selected if s in mine]
@@ -160,25 +160,36 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
 
     results: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str]] = []
+    env = [API_VERSION, torch, device]
+    env_number = index.env_number(env)
+    restored = False
     for slug in selected:
         rel = f"verify/{slug}.py"
-        row = index.get(slug)
+        compact = None if config.force else index.rows.get(slug)
+        if (
+            compact is not None
+            and compact[0] == env_number
+            and compact[2]["outcome"] != "timeout"
+            and hasher.unchanged(compact[1])
+        ):  # the warm path: same environment, every file as hashed last time
+            if hasher.changed and hasher.changed.intersection(compact[1]):  # touched, not changed
+                compact[1] = hasher.stats(list(compact[1]))
+            results[slug] = {**compact[2], "slug": slug, "cache": "hit", "reason": None}
+            continue
+        row = index.row(slug)
         if row is None:
             entry = store.read_entry(root, slug)  # the index is an accelerator; entries are the truth
             row = entry.get("index") if entry else None
-        if row is not None and row.get("v") != ROW_VERSION:
-            row = None
+            if row is not None and row.get("v") != ROW_VERSION:
+                row = None
         if row is None or config.force:
             todo.append((slug, "forced (--force)" if config.force else "no cached result"))
             continue
         result = row["result"]
-        if (
-            row["env"] == [API_VERSION, torch, device]
-            and result["outcome"] != "timeout"
-            and hasher.unchanged(row["stats"])
-        ):  # the warm path: same environment, every file as hashed last time
-            if hasher.changed and hasher.changed.intersection(row["stats"]):  # touched, not changed
-                row["stats"] = hasher.stats(list(row["stats"]))
+        if row["env"] == env and result["outcome"] != "timeout" and hasher.unchanged(row["stats"]):
+            # an entry's row (no index): the same warm check, and the row goes back into the index
+            index.put(slug, {**row, "stats": hasher.stats(list(row["stats"]))})
+            restored = True
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
             continue
         new = _current_inputs(row, hasher, rel, torch, device)
@@ -190,7 +201,8 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         if why:
             todo.append((slug, ", ".join(why)))
         else:
-            row["stats"] = hasher.stats(list(row["stats"]))
+            index.put(slug, {**row, "stats": hasher.stats(list(row["stats"]))})
+            restored = True
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
 
     entries: dict[str, dict[str, Any]] = {}
@@ -233,7 +245,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
                 entry = _finish(root, slug, raw, timeout, options, hasher, torch, refusal)
                 store.write_entry(root, entry)
                 entries[slug] = entry
-                index[slug] = entry["index"]
+                index.put(slug, entry["index"])
                 results[slug] = {**entry["result"], "cache": "miss", "reason": reasons[slug]}
                 if log:
                     log(f"{entry['result']['outcome']:9} {slug} ({reasons[slug]})")
@@ -243,11 +255,11 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             kill_all()
             raise
         pool.shutdown()
-    gone = [slug for slug in index if slug not in scripts]
+    gone = [slug for slug in index.rows if slug not in scripts]
     for slug in gone:  # the script was deleted: so are its results
-        del index[slug]
+        del index.rows[slug]
         store.remove_entry(root, slug)
-    if todo or gone or hasher.hashed:
+    if todo or gone or restored or hasher.hashed:
         store.write_index(root, index)
     ordered = [results[s] for s in selected]
     return VerifyRun(ordered, build_report(ordered, config.strict), entries, device)
@@ -470,7 +482,7 @@ def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> Ve
     for bundle in bundles:
         for slug, entry in (bundle.get("entries") or {}).items():
             store.write_entry(root, entry)
-            index[slug] = entry["index"]
+            index.put(slug, entry["index"])
             entries[slug] = entry
     store.write_index(root, index)
     results = []

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from qbank.verify.shards.plan import PlanError, make_plan, read_plan, recorded_seconds, select, shard_count
+from qbank.verify.shards.plan import PlanError, make_plan, read_plan, select, shard_count
+from qbank.verify.store import Index
 
 
 def test_shard_count_from_pyproject(tmp_path: Path) -> None:
@@ -20,14 +21,17 @@ def test_shard_count_from_pyproject(tmp_path: Path) -> None:
             shard_count(tmp_path)
 
 
-def test_recorded_seconds_skip_rows_without_a_duration() -> None:
-    index = {"a": {"result": {"duration": 2.5}}, "b": {"result": {}}, "c": "junk"}
-    assert recorded_seconds(index) == {"a": 2.5}
+def test_recorded_run_times_come_from_the_index() -> None:
+    index = Index()
+    env = [1, "torch", "cpu"]
+    index.put("a", {"env": env, "stats": {}, "result": {"outcome": "pass", "duration": 2.5}})
+    index.put("b", {"env": env, "stats": {}, "result": {"outcome": "pass"}})
+    assert index.durations() == {"a": 2.5} and index.envs == [env]
 
 
 def test_a_plan_file_round_trips_and_garbage_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
-    plan = make_plan(["a", "b", "c"], {"a": {"result": {"duration": 5.0}}, "b": {"result": {"duration": 1.0}}}, 2)
+    plan = make_plan(["a", "b", "c"], {"a": 5.0, "b": 1.0}, 2)
     path.write_text(json.dumps(plan))
     assert read_plan(path) == plan and plan["shards"] == [["a"], ["b", "c"]]
     for text in ("{", json.dumps({**plan, "n": 3}), json.dumps({**plan, "shards": [["a"], [1]]}), "[]"):

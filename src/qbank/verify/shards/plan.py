@@ -34,21 +34,12 @@ def shard_count(root: Path) -> int:
     return value
 
 
-def recorded_seconds(index: dict[str, Any]) -> dict[str, float]:
-    """Slug -> the run time recorded in the cache index (the last time that script ran)."""
-    out: dict[str, float] = {}
-    for slug, row in index.items():
-        duration = (row.get("result") or {}).get("duration") if isinstance(row, dict) else None
-        if isinstance(duration, int | float):
-            out[slug] = float(duration)
-    return out
-
-
-def make_plan(slugs: list[str], index: dict[str, Any], n: int) -> dict[str, Any]:
-    """The plan for these scripts: N shards balanced by recorded run time, with each shard's estimate."""
-    seconds = estimates(slugs, recorded_seconds(index))
+def make_plan(slugs: list[str], recorded: dict[str, float], n: int) -> dict[str, Any]:
+    """The plan for these scripts: N shards balanced by their recorded run times (the cache index's
+    ``Index.durations``), with each shard's estimated seconds."""
+    seconds = estimates(slugs, recorded)
     shards = partition(seconds, n)
-    known = sum(1 for s in slugs if s in recorded_seconds(index))
+    known = sum(1 for s in slugs if s in recorded)
     return {
         "version": PLAN_VERSION,
         "n": n,
@@ -77,12 +68,14 @@ def read_plan(path: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def select(slugs: list[str], shard: tuple[int, int], index: dict[str, Any], plan: dict[str, Any] | None) -> list[str]:
+def select(
+    slugs: list[str], shard: tuple[int, int], recorded: dict[str, float], plan: dict[str, Any] | None
+) -> list[str]:
     """The scripts of shard K of N (in ``slugs`` order): from the plan when given, else planned here from the
-    cache index. A plan must cover exactly these scripts: one made for another commit is refused."""
+    recorded run times. A plan must cover exactly these scripts: one made for another commit is refused."""
     k, n = shard
     if plan is None:
-        plan = make_plan(slugs, index, n)
+        plan = make_plan(slugs, recorded, n)
     elif plan["n"] != n:
         raise PlanError(f"--shard {k}/{n}: the plan has {plan['n']} shards")
     else:
