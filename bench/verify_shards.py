@@ -19,7 +19,6 @@ greedy by recorded run time: within one script of the best split).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import resource
@@ -29,16 +28,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
 
-
-def _bench_verify() -> ModuleType:
-    """``bench/verify.py`` as a module (its synthetic corpus)."""
-    spec = importlib.util.spec_from_file_location("bench_verify", Path(__file__).with_name("verify.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(Path(__file__).parent))
+import verify as bench_verify  # bench/verify.py: the synthetic scripts
 
 
 def children_cpu() -> float:
@@ -68,13 +60,13 @@ def main() -> int:
     counts = [int(x) for x in args.shards.split(",")]
     big, big_n = (int(x) for x in args.project.split(":"))
 
-    tmp = Path(tempfile.mkdtemp(prefix="qbank-bench-shards-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="qbank-bench-shards-") as name:
+        tmp = Path(name)
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
         base = tmp / "base"
-        _bench_verify().make_repo(base, args.n)
+        bench_verify.make_repo(base, args.n)
         empty = tmp / "empty"
-        _bench_verify().make_repo(empty, 0)
+        bench_verify.make_repo(empty, 0)
         qbank(empty)  # warm the page cache for the interpreter and the sandbox
         start, _, _ = qbank(empty)
         print(f"no-op qbank verify (start-up): {start:.2f} s")
@@ -112,8 +104,6 @@ def main() -> int:
             print(f"\nprojected wall for {big} scripts on {big_n} shards: {projected:.0f} s per shard "
                   f"(from N = 1: {single:.1f} s for {args.n}, start-up {start:.2f} s)")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
