@@ -3,8 +3,8 @@
     python bench/build.py            # N = 1,000 questions
     python bench/build.py --n 5000   # the large run
 
-Reports the qbank/plain build-time ratio (target <= 1.1), time per page, the search index size, and the
-gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
+Reports the qbank/plain build-time ratio (target <= 1.1), time per page, peak memory, the search index size,
+and the gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
 run in this process, alternating, and the best of ``--repeat`` runs of each is kept.
 """
 
@@ -133,6 +133,11 @@ def write_plain(root: Path, plain: Path) -> int:
     return len(pages) + 1  # and about.md
 
 
+def peak_rss_mib() -> float:
+    """The peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def cpu_seconds() -> float:
     """CPU time of this process and its finished children (Pagefind runs as a child)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -200,9 +205,12 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     setup = time.perf_counter() - t0
     qb: list[tuple[float, float]] = []
     pl: list[tuple[float, float]] = []
+    rss: dict[str, float] = {}
     for _ in range(repeat):
         pl.append(timed(plain, tmp / "site-plain"))
+        rss.setdefault("plain", peak_rss_mib())  # both build in this process, plain first: the peak so far
         qb.append(timed(root, tmp / "site-qbank"))
+        rss.setdefault("qbank", peak_rss_mib())
     site, plain_site = tmp / "site-qbank", tmp / "site-plain"
     t0 = time.perf_counter()
     parsed = html_pages(site)
@@ -224,6 +232,10 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "ratio_cpu": round(min(c for _, c in qb) / min(c for _, c in pl), 3),
         "ms_per_page_wall": round(1000 * min(w for w, _ in qb) / n_pages, 2),
         "ms_per_page_cpu": round(1000 * min(c for _, c in qb) / n_pages, 2),
+        # peak resident memory of this process after the first plain build, then after the first qbank build
+        # (a qbank figure equal to the plain one means qbank's build stayed under plain mkdocs' peak)
+        "peak_rss_mib_after_plain": round(rss["plain"]),
+        "peak_rss_mib_after_qbank": round(rss["qbank"]),
         "builds_qbank_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in qb],
         "builds_plain_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in pl],
         "postcheck_structure_and_reach_s": round(checks, 1),
