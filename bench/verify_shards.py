@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -33,18 +32,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 import verify as bench_verify  # bench/verify.py: the synthetic scripts
 
 
-def children_cpu() -> float:
-    """User + system seconds of every finished child process (and theirs) so far."""
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def qbank(root: Path, *args: str) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds and stdout of one ``qbank verify`` process."""
     exe = Path(sys.executable).with_name("qbank")
-    cpu0, t0 = children_cpu(), time.perf_counter()
+    cpu0, t0 = bench_verify.children_cpu(), time.perf_counter()
     proc = subprocess.run([str(exe), "verify", "--root", str(root), *args], capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
+    wall, cpu = time.perf_counter() - t0, bench_verify.children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"qbank verify {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return wall, cpu, proc.stdout
