@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import re
 import resource
@@ -109,9 +110,24 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
     git(root, "commit", "-qm", "synthetic")
 
 
+class _MkdocsLoader(yaml.SafeLoader):
+    """mkdocs.yml as data: ``!ENV [NAME, default]`` (the site URL) becomes the variable's value or its default."""
+
+
+def _env(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.SequenceNode):
+        *names, default = loader.construct_sequence(node)
+    else:
+        names, default = [loader.construct_scalar(node)], None  # type: ignore[arg-type]
+    return next((os.environ[str(k)] for k in names if str(k) in os.environ), default)
+
+
+_MkdocsLoader.add_constructor("!ENV", _env)
+
+
 def write_plain(root: Path, plain: Path) -> int:
     """The same Markdown as plain files for mkdocs-material alone: no hooks, the same small flat nav."""
-    config = yaml.safe_load((root / "mkdocs.yml").read_text())
+    config = yaml.load((root / "mkdocs.yml").read_text(), Loader=_MkdocsLoader)
     corpus, report = load_corpus(root)
     if report.errors:
         raise SystemExit(f"synthetic corpus is invalid: {report.problems[:3]}")
