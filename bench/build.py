@@ -146,7 +146,7 @@ def write_plain(root: Path, plain: Path) -> int:
     config["docs_dir"] = "docs"
     config["plugins"] = ["search"]  # plain mkdocs-material as shipped: its own single-file search index
     # the hand-written concept pages link to the real bank's questions, which a synthetic bank lacks: strict
-    # mode would abort plain mkdocs on those links (qbank's own build resolves them against its corpus)
+    # mode would abort plain mkdocs on those links (`qbank serve` previews without strict mode too)
     config["strict"] = False
     (plain / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return len(pages) + 1  # and about.md
