@@ -3,8 +3,8 @@
     python bench/build.py            # N = 1,000 questions
     python bench/build.py --n 5000   # the large run
 
-Reports the qbank/plain build-time ratio (target <= 1.1), time per page, the search index size, and the
-gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
+Reports the qbank/plain build-time ratio (target <= 1.1), time per page, peak memory, the search index size,
+and the gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
 run in this process, alternating, and the best of ``--repeat`` runs of each is kept.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import re
 import resource
@@ -80,6 +81,9 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
         a, b, c = rng.choice(WORDS), rng.choice(WORDS), rng.choice(WORDS)
         question = {
             "title": f"Question {i}: how does the {a} {b} scale with {c}?",
+            "short_title": f"Synthetic question {i}: the {a} {b}",
+            "description": f"Synthetic question {i} works out how the {a} {b} scales with {c}, "
+                           "every number derived by its verification script.",
             "teaser": f"Case {i}. " + sentence(rng, 18) + " " + sentence(rng, 10),
             "topic": topics[i % len(topics)],
             "companies": [companies[0]] if companies and i % 5 == 0 else [],
@@ -90,21 +94,40 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
             "concepts": rng.sample(concepts, 2),
             "related": [s for s in rng.sample(slugs, 3) if s != slug][:2],
         }
+        if premium:
+            question["premium_summaries"] = [f"The full derivation of the {a} {b} against {c}, step by step."]
         (root / "questions" / f"{slug}.yaml").write_text(yaml.safe_dump(question, sort_keys=False))
         answer = [paragraph(rng), "", MATH if i % 2 else "", "## Sizing it", "", paragraph(rng), "", CODE, "",
                   "## What interviewers listen for", "", paragraph(rng, 4), ""]
         if premium:
             answer += ["/// premium", "## The full derivation", "", paragraph(rng, 8), "", paragraph(rng, 6), "///"]
         (root / "answers" / f"{slug}.md").write_text("\n".join(answer) + "\n")
-        (root / "verify" / f"{slug}.py").write_text('from qbank.verify import claim\nclaim("x", 1)\n')
+        # the 2 of the math (odd questions) binds to the script's claim; the others state no number
+        script = 'claim("x", 2)' if i % 2 else 'check(True, "a synthetic check")'
+        (root / "verify" / f"{slug}.py").write_text(f"from qbank.verify import check, claim\n{script}\n")
     subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "synthetic")
 
 
+class _MkdocsLoader(yaml.SafeLoader):
+    """mkdocs.yml as data: ``!ENV [NAME, default]`` (the site URL) becomes the variable's value or its default."""
+
+
+def _env(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.SequenceNode):
+        *names, default = loader.construct_sequence(node)
+    else:
+        names, default = [loader.construct_scalar(node)], None  # type: ignore[arg-type]
+    return next((os.environ[str(k)] for k in names if str(k) in os.environ), default)
+
+
+_MkdocsLoader.add_constructor("!ENV", _env)
+
+
 def write_plain(root: Path, plain: Path) -> int:
     """The same Markdown as plain files for mkdocs-material alone: no hooks, the same small flat nav."""
-    config = yaml.safe_load((root / "mkdocs.yml").read_text())
+    config = yaml.load((root / "mkdocs.yml").read_text(), Loader=_MkdocsLoader)
     corpus, report = load_corpus(root)
     if report.errors:
         raise SystemExit(f"synthetic corpus is invalid: {report.problems[:3]}")
@@ -122,8 +145,16 @@ def write_plain(root: Path, plain: Path) -> int:
     config["extra"].pop("qbank")
     config["docs_dir"] = "docs"
     config["plugins"] = ["search"]  # plain mkdocs-material as shipped: its own single-file search index
+    # the hand-written concept pages link to the real bank's questions, which a synthetic bank lacks: strict
+    # mode would abort plain mkdocs on those links (`qbank serve` previews without strict mode too)
+    config["strict"] = False
     (plain / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return len(pages) + 1  # and about.md
+
+
+def peak_rss_mib() -> float:
+    """The peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def cpu_seconds() -> float:
@@ -193,9 +224,12 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     setup = time.perf_counter() - t0
     qb: list[tuple[float, float]] = []
     pl: list[tuple[float, float]] = []
+    rss: dict[str, float] = {}
     for _ in range(repeat):
         pl.append(timed(plain, tmp / "site-plain"))
+        rss.setdefault("plain", peak_rss_mib())  # both build in this process, plain first: the peak so far
         qb.append(timed(root, tmp / "site-qbank"))
+        rss.setdefault("qbank", peak_rss_mib())
     site, plain_site = tmp / "site-qbank", tmp / "site-plain"
     t0 = time.perf_counter()
     parsed = html_pages(site)
@@ -217,6 +251,10 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "ratio_cpu": round(min(c for _, c in qb) / min(c for _, c in pl), 3),
         "ms_per_page_wall": round(1000 * min(w for w, _ in qb) / n_pages, 2),
         "ms_per_page_cpu": round(1000 * min(c for _, c in qb) / n_pages, 2),
+        # peak resident memory of this process after the first plain build, then after the first qbank build
+        # (a qbank figure equal to the plain one means qbank's build stayed under plain mkdocs' peak)
+        "peak_rss_mib_after_plain": round(rss["plain"]),
+        "peak_rss_mib_after_qbank": round(rss["qbank"]),
         "builds_qbank_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in qb],
         "builds_plain_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in pl],
         "postcheck_structure_and_reach_s": round(checks, 1),

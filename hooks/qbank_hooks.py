@@ -41,6 +41,8 @@ def on_config(config: Any) -> Any:
     if problems:
         raise PluginError("\n".join(p.text() for p in problems))
     settings = settings_from(config.get("site_url"), config.get("extra"), shop)
+    if session:  # one seal token per preview session: unchanged pages keep their HTML between saves
+        settings = preview.session_settings(session, settings)
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
@@ -99,9 +101,10 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
-    # social cards, from free metadata only (drawn each build: a build writes nothing outside the site)
-    write_cards(site, _STATE["meta"].values())
+    # social cards, from free metadata only (drawn each build: a build writes nothing outside the site; a preview
+    # build after a save draws only the cards of the pages it rendered)
     session = _STATE["preview"]
+    write_cards(site, preview.cards_to_draw(session, _STATE["meta"].values()))
     if session and session.incremental:
         return  # preview, after a save: the search index of the last full build stays (its snippets may lag)
     failure = build_search_index(site)

@@ -155,3 +155,36 @@ def test_plain_mkdocs_build_refuses_the_preview_flag_without_a_serve_loop(tmp_pa
     assert run.returncode != 0
     assert "no `qbank serve` is running" in run.stderr
     assert not list(tmp_path.glob("out/**/*.html"))
+
+
+def test_a_save_re_renders_only_the_pages_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process, as the serve loop calls it: an unchanged rebuild renders nothing, one edited answer renders
+    its page alone (every generated page's Markdown carries the seal token, so a token drawn per build made
+    every save re-render every question page)."""
+    import logging
+
+    from qbank.preview import close_session, open_session
+    from qbank.preview.serve import rebuild
+
+    root = make_site_repo(tmp_path / "repo", CASES / "site")
+    site = tmp_path / "site"
+    monkeypatch.chdir(root)
+    logging.getLogger("mkdocs").setLevel(logging.ERROR)
+    open_session(root)
+    try:
+        first = rebuild(root, site, "http://127.0.0.1:8000/")
+        assert first.failure is None and first.rendered == first.pages > 3
+        cards = {p.name: p.stat().st_mtime_ns for p in (site / "assets" / "cards").glob("*.png")}
+        again = rebuild(root, site, "http://127.0.0.1:8000/")
+        assert again.rendered == 0, again
+        answer = root / "answers" / f"{SLUG}.md"
+        answer.write_text(answer.read_text().replace("for less waste.", "for less waste. FRESH-EDIT-4410."))
+        edited = rebuild(root, site, "http://127.0.0.1:8000/")
+        assert edited.rendered == 1, edited
+        assert "FRESH-EDIT-4410" in (site / PAGE / "index.html").read_text()
+        # social cards: the edited page's is drawn again, every kept page keeps its own
+        now = {p.name: p.stat().st_mtime_ns for p in (site / "assets" / "cards").glob("*.png")}
+        redrawn = {name for name, mtime in now.items() if mtime != cards.get(name)}
+        assert redrawn == {f"questions-{SLUG}.png"} and len(cards) > 5
+    finally:
+        close_session(root)

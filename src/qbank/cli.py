@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from .problems import FORMATS, Report, render
@@ -644,6 +644,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .verify.options import RunOptions
 
     root = _root(args)
+    if args.write_plan:
+        return _write_plan(root, args)
     if args.merge:
         bundles = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.merge]
         run = engine.merge(root, bundles, strict=args.strict)
@@ -661,6 +663,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             device=args.device,
             force=args.force,
             shard=args.shard,
+            plan=_read_plan(args),
             strict=args.strict,
             options=options,
         )
@@ -686,6 +689,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
     outcomes = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to verify"
     print(f"{len(run.results)} scripts: {run.ran} ran, {len(run.results) - run.ran} cached ({outcomes})", flush=True)
     return emit(run.report, args)
+
+
+def _read_plan(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--plan FILE`` (only with ``--shard``)."""
+    if args.plan is None:
+        return None
+    if args.shard is None:
+        raise UsageError("--plan needs --shard K/N")
+    from .verify.shards.plan import PlanError, read_plan
+
+    try:
+        return read_plan(Path(args.plan))
+    except PlanError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _write_plan(root: Path, args: argparse.Namespace) -> int:
+    """``--write-plan FILE``: every script into N shards by recorded run time (N: ``--shards`` or
+    ``[tool.qbank] verify-shards``); nothing runs."""
+    from .verify import store
+    from .verify.engine import discover
+    from .verify.shards.plan import PlanError, describe, make_plan, shard_count
+
+    if args.shard or args.merge or args.slugs:
+        raise UsageError("--write-plan plans every script: no SLUG, --shard or --merge with it")
+    try:
+        n = args.shards or shard_count(root)
+    except PlanError as exc:
+        raise UsageError(str(exc)) from exc
+    plan = make_plan(list(discover(root)), store.read_index(root).durations(), n)
+    Path(args.write_plan).write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
+    print(describe(plan))
+    return EXIT_OK
 
 
 def cmd_gpu_keygen(args: argparse.Namespace) -> int:
@@ -794,7 +830,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, default=0, help="scripts run at once (default: one per core)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="device for kernel checks")
     p.add_argument("--force", action="store_true", help="run even when a cached result holds")
-    p.add_argument("--shard", type=_shard, default=None, metavar="K/N", help="run only shard K of N")
+    p.add_argument("--shard", type=_shard, default=None, metavar="K/N",
+                   help="run only shard K of N (balanced by recorded run time; docs/scale.md)")
+    p.add_argument("--plan", metavar="FILE", help="with --shard: the shards of this plan (--write-plan)")
+    p.add_argument("--write-plan", metavar="FILE",
+                   help="write the shard plan of every script and exit (N: --shards, or pyproject's "
+                        "[tool.qbank] verify-shards)")
+    p.add_argument("--shards", type=int, choices=range(1, 257), default=None, metavar="N",
+                   help="with --write-plan: the shard count")
     p.add_argument("--merge", nargs="+", metavar="REPORT", help="merge shard reports (--report-json) instead")
     p.add_argument("--report-json", metavar="PATH", help="write the JSON report (with entries, for --merge)")
     p.add_argument("--report-md", metavar="PATH", help="write the Markdown table")

@@ -89,7 +89,7 @@ def test_facts_change(cached: Path) -> None:
 
 def test_same_size_same_mtime_edit_is_caught_by_racy_check(cached: Path) -> None:
     """An edit that keeps size and mtime is still seen when the hash was taken within the racy window."""
-    store.write_index(cached, {})  # hashes taken now: the files are older, so stats are trusted
+    store.write_index(cached, store.Index())  # hashes taken now: the files are older, so stats are trusted
     verify(cached, VerifyConfig())
     path = cached / "verify" / "uses-lib.py"
     st = path.stat()
@@ -120,14 +120,30 @@ def test_api_version_change(cached: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_lost_index_falls_back_to_entries(cached: Path) -> None:
+    before = store.read_index(cached)
     (cached / store.INDEX).unlink()
     assert verify(cached, VerifyConfig()).ran == 0
+    after = store.read_index(cached)  # rebuilt from the entries, row for row
+    assert set(after.rows) == set(before.rows) and after.envs == before.envs
+    assert all(after.row(s) == before.row(s) for s in before.rows)
+
+
+def test_the_index_is_compact_and_drops_unused_environments(tmp_path: Path) -> None:
+    index = store.Index()
+    stats = {"verify/a.py": [1, 2, "sha", 3], "verify/_lib/x.py": [1, 2, "sha2", 3]}
+    index.put("a", {"env": [3, "old", "cpu"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
+    index.put("a", {"env": [3, "new", "cpu"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
+    store.write_index(tmp_path, index)
+    back = store.read_index(tmp_path)
+    assert back.envs == [[3, "new", "cpu"]] and back.rows["a"][0] == 0
+    assert back.row("a") == {"env": [3, "new", "cpu"], "deps": ["verify/_lib/x.py"], "frozen": None,
+                             "stats": stats, "result": {"outcome": "pass"}}
 
 
 def test_deleted_script_leaves_the_index(cached: Path) -> None:
     (cached / "verify" / "uses-lib.py").unlink()
     verify(cached, VerifyConfig())
-    assert "uses-lib" not in store.read_index(cached)
+    assert "uses-lib" not in store.read_index(cached).rows
     assert store.latest_record(cached, "uses-lib") is None
     assert not store.derivation_path(cached, "uses-lib").exists()
 

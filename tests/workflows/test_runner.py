@@ -87,3 +87,52 @@ jobs:
     assert run.log.count("exit 0") == 3 and "never" not in text.replace("echo never", "")
     assert "== a / exit 0: skipped" in text and "== a / after a failure: skipped" in text and "cleanup" in text
     assert run.results == {"a": "failure", "b": "skipped"}
+
+
+def test_a_matrix_from_an_earlier_jobs_output_and_its_artifacts(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, """on: push
+jobs:
+  plan:
+    runs-on: x
+    outputs:
+      shards: ${{ steps.p.outputs.shards }}
+    steps:
+      - id: p
+        run: echo 'shards=[1,2,3]' >> "$GITHUB_OUTPUT"
+  shard:
+    name: shard ${{ matrix.shard }}
+    needs: plan
+    runs-on: x
+    strategy:
+      matrix:
+        shard: ${{ fromJSON(needs.plan.outputs.shards) }}
+    steps:
+      - run: test ! -e part-*.txt && echo "${{ matrix.shard }}" > "part-${{ matrix.shard }}.txt"
+      - uses: actions/upload-artifact@v4
+        with:
+          name: part-${{ matrix.shard }}
+          path: part-${{ matrix.shard }}.txt
+  merge:
+    needs: [plan, shard]
+    runs-on: x
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          pattern: part-*
+          path: parts
+          merge-multiple: true
+      - run: test "$(cat parts/*.txt | tr -d '\\n')" = 123
+""")
+    run = _run(tmp_path, repo)
+    assert run_workflow(repo / ".github/workflows/w.yml", run), "\n".join(run.log)
+    assert [line for line in run.log if line.startswith("== shard") and "/" not in line] == [
+        "== shard 1", "== shard 1: success", "== shard 2", "== shard 2: success", "== shard 3", "== shard 3: success"]
+    assert run.results == {"plan": "success", "shard": "success", "merge": "success"}
+
+
+def test_two_expressions_in_one_string() -> None:
+    from .runner import interpolate
+
+    ctx = CTX | {"matrix": {"shard": 2}, "needs": {"plan": {"outputs": {"n": "3"}}}}
+    assert interpolate("${{ matrix.shard }}/${{ needs.plan.outputs.n }}", ctx) == "2/3"
+    assert interpolate("${{ matrix.shard }}", ctx) == 2

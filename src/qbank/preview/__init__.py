@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,9 @@ from typing import Any
 from ..corpus import Corpus
 from ..memo import Memo
 from ..problems import Level, Problem, Report
+from ..render.seo import PageMeta
+from ..render.settings import Settings
+from ..seal.regions import new_token
 
 FLAG = "preview"
 PREMIUM_CLASS = "qb-preview-premium"
@@ -49,8 +52,14 @@ class Session:
     incremental: bool = False
     skipped: int = 0
     """Generated pages the build in progress keeps as built."""
+    kept: set[str] = field(default_factory=set)
+    """Their docs paths: their HTML and social card in the site folder are current."""
     layout: tuple[tuple[str, int], ...] = ()
     """The layout fingerprint of the last successful build (see ``serve.layout_fingerprint``)."""
+    seal_token: str = field(default_factory=new_token, repr=False)
+    """The region-marker token of every build of this session (a build draws its own). Drawn per build, it
+    changed every generated page's Markdown, so no save could keep an unchanged page's HTML; drawn per session
+    it is as unguessable to the content, and a preview is never deployed."""
     """Whether this build may skip the pages whose digest is unchanged (mkdocs' dirty build)."""
 
     def checked(self, corpus: Corpus, report: Report) -> None:
@@ -186,6 +195,11 @@ def banner_for(session: Session, src_uri: str) -> str:
     return ""
 
 
+def session_settings(session: Session, settings: Settings) -> Settings:
+    """The render settings of a preview build: the session's seal token instead of one drawn for this build."""
+    return replace(settings, seal_token=session.seal_token)
+
+
 def skip_unchanged(session: Session, files: Iterable[Any], pages: dict[str, tuple[str, Any]]) -> int:
     """Mark generated files whose page is as already built so a dirty build skips them; returns how many.
 
@@ -194,6 +208,7 @@ def skip_unchanged(session: Session, files: Iterable[Any], pages: dict[str, tupl
     """
     skipped = 0
     session.pending = {}
+    session.kept = set()
     for file in files:
         entry = pages.get(file.src_uri)
         if entry is None:
@@ -203,9 +218,19 @@ def skip_unchanged(session: Session, files: Iterable[Any], pages: dict[str, tupl
         session.pending[file.src_uri] = digest
         if session.incremental and session.built.get(file.src_uri) == digest:
             file.is_modified = _unmodified  # instance attribute: this file only
+            session.kept.add(file.src_uri)
             skipped += 1
     session.skipped = skipped
     return skipped
+
+
+def cards_to_draw(session: Session | None, metas: Iterable[PageMeta]) -> list[PageMeta]:
+    """The pages whose social card a build draws: all of them, except in a preview build after a save, where a
+    page kept as built keeps its card too (a card is drawn from the page's metadata, part of what was compared).
+    Drawing a thousand PNG cards was most of a save's rebuild at 1,000 questions."""
+    if session is None or not session.incremental:
+        return list(metas)
+    return [m for m in metas if m.path not in session.kept]
 
 
 def _unmodified() -> bool:
@@ -225,6 +250,7 @@ __all__ = [
     "banner_for",
     "broken_questions",
     "by_slug",
+    "cards_to_draw",
     "close_session",
     "current",
     "flag_on",
@@ -232,6 +258,7 @@ __all__ = [
     "open_session",
     "page_banner",
     "session_for",
+    "session_settings",
     "set_flag",
     "skip_unchanged",
     "stub_markdown",

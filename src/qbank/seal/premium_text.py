@@ -12,8 +12,10 @@ calls). No free text exempts a run: a free part that repeats one is an error at 
 
 from __future__ import annotations
 
+import functools
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,8 @@ from pathlib import Path
 from ..corpus import Corpus
 
 K = 6
+MEMO_TEXTS = 1 << 14
+"""Texts whose words and runs stay memoized (``qbank serve`` re-checks every text on each save)."""
 MIN_WORDS = 12
 """A repeat is this many consecutive words of one premium text (two shingles' worth): technical prose shares
 shorter runs ("Llama 3.1 70B on an 8-GPU H100 node"), measured on the real corpus: 40 runs of 6 to 10 words."""
@@ -57,17 +61,26 @@ class Source:
     heading: str
     text: str
 
-    def runs(self) -> list[Run]:
+    def runs(self) -> tuple[Run, ...]:
         """Every run of ``K`` consecutive words, each with the file line of its first word."""
-        ws = located_words(self.text, self.line)
-        return [
-            Run(tuple(w for w, _, _ in ws[i : i + K]), ws[i][1], all(c for _, _, c in ws[i : i + K]))
-            for i in range(len(ws) - K + 1)
-        ]
+        return _runs(self.text, self.line)
 
 
-def located_words(markdown: str, first_line: int = 1) -> list[tuple[str, int, bool]]:
-    """The reader-visible words of Markdown, lower-cased, each with its line and whether it is code."""
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _runs(text: str, line: int) -> tuple[Run, ...]:
+    ws = located_words(text, line)
+    return tuple(
+        Run(tuple(w for w, _, _ in ws[i : i + K]), ws[i][1], all(c for _, _, c in ws[i : i + K]))
+        for i in range(len(ws) - K + 1)
+    )
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def located_words(markdown: str, first_line: int = 1) -> tuple[tuple[str, int, bool], ...]:
+    """The reader-visible words of Markdown, lower-cased, each with its line and whether it is code.
+
+    Memoized by text (a tuple, never changed by callers): ``qbank serve`` checks the whole bank on every
+    save, and all but the saved file's texts are the same as last time."""
     out: list[tuple[str, int, bool]] = []
     fence: str | None = None
     for n, line in enumerate(markdown.split("\n"), start=first_line):
@@ -81,7 +94,7 @@ def located_words(markdown: str, first_line: int = 1) -> list[tuple[str, int, bo
             line = EMPHASIS_RE.sub(" ", TAG_RE.sub(" ", LINK_URL_RE.sub("]", ATTR_LIST_RE.sub("", line))))
         line = html.unescape(MARKER_RE.sub("", line))
         out += [(w, n, code) for w in WORD_RE.findall(line.lower())]
-    return out
+    return tuple(out)
 
 
 def words(text: str) -> list[str]:
@@ -217,16 +230,19 @@ def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
             scripts[slug] = runs(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
-    free = {
-        slug: set().union(*(runs(p.markdown) for p in a.parts if isinstance(p, FreeText)))
-        for slug, a in corpus.answers.items()
-    }
+    free: set[tuple[str, ...]] = set()
+    for answer in corpus.answers.values():
+        for part in answer.parts:
+            if isinstance(part, FreeText):
+                free |= runs(part.markdown)
+    # how many scripts show each run: one of a script's runs is in another script when two or more show it
+    # (counted once, not a union of all the other scripts per question: that was quadratic in the bank)
+    in_scripts = Counter(r for rs in scripts.values() for r in rs)
     out: dict[str, set[tuple[str, ...]]] = {}
     for slug, q in corpus.questions.items():
         if q.access != "premium" or slug not in scripts:
             continue
-        others = set().union(*(r for s, r in scripts.items() if s != slug), *free.values())
-        out[slug] = scripts[slug] & others
+        out[slug] = {r for r in scripts[slug] if in_scripts[r] > 1 or r in free}
     return out
 
 

@@ -42,6 +42,8 @@ class VerifyConfig:
     device: str = "auto"
     force: bool = False
     shard: tuple[int, int] | None = None
+    plan: dict[str, Any] | None = None
+    """The shard plan (``--plan``) every shard of a CI run shares; None: plan here from the cache index."""
     strict: bool = False
     options: RunOptions = field(default_factory=RunOptions)
 
@@ -68,16 +70,6 @@ def discover(root: Path) -> dict[str, str]:
         return {}
     names = sorted(name for name in os.listdir(base) if SCRIPT_RE.match(name))
     return {name[:-3]: f"{base}{os.sep}{name}" for name in names}
-
-
-def in_shard(slug: str, shard: tuple[int, int] | None) -> bool:
-    """Stable assignment of a script to shard K of N by a hash of its slug (adding scripts moves no others)."""
-    if shard is None:
-        return True
-    import hashlib
-
-    k, n = shard
-    return int(hashlib.sha1(slug.encode()).hexdigest()[:8], 16) % n == k - 1
 
 
 def resolve_device(want: str, fake_cuda: str | None) -> str:
@@ -149,36 +141,55 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
     unknown = [s for s in config.slugs if s not in scripts]
     if unknown:
         raise VerifyUsageError(f"no verification script for: {', '.join(unknown)}")
-    selected = [s for s in (config.slugs or list(scripts)) if in_shard(s, config.shard)]
+    index = store.read_index(root)
+    selected = config.slugs or list(scripts)
+    if config.shard is not None:  # balanced by recorded run time (verify/shards), then the named ones of it
+        from .shards.plan import PlanError, select
+
+        try:
+            mine = set(select(list(scripts), config.shard, index.durations(), config.plan))
+        except PlanError as exc:
+            raise VerifyUsageError(str(exc)) from exc
+        selected = [s for s in selected if s in mine]
     jobs = config.jobs or len(os.sched_getaffinity(0))
     options = dataclasses.replace(
         config.options, device=device, threads=max(1, len(os.sched_getaffinity(0)) // max(1, jobs))
     )
-    index = store.read_index(root)
     hasher = cache.Hasher(root)
     torch = cache.runtime_version()
 
     results: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str]] = []
+    env = [API_VERSION, torch, device]
+    env_number = index.env_number(env)
+    restored = False
     for slug in selected:
         rel = f"verify/{slug}.py"
-        row = index.get(slug)
+        compact = None if config.force else index.rows.get(slug)
+        if (
+            compact is not None
+            and compact[0] == env_number
+            and compact[2]["outcome"] != "timeout"
+            and hasher.unchanged(compact[1])
+        ):  # the warm path: same environment, every file as hashed last time
+            if hasher.changed and hasher.changed.intersection(compact[1]):  # touched, not changed
+                compact[1] = hasher.stats(list(compact[1]))
+            results[slug] = {**compact[2], "slug": slug, "cache": "hit", "reason": None}
+            continue
+        row = index.row(slug)
         if row is None:
             entry = store.read_entry(root, slug)  # the index is an accelerator; entries are the truth
             row = entry.get("index") if entry else None
-        if row is not None and row.get("v") != ROW_VERSION:
-            row = None
+            if row is not None and row.get("v") != ROW_VERSION:
+                row = None
         if row is None or config.force:
             todo.append((slug, "forced (--force)" if config.force else "no cached result"))
             continue
         result = row["result"]
-        if (
-            row["env"] == [API_VERSION, torch, device]
-            and result["outcome"] != "timeout"
-            and hasher.unchanged(row["stats"])
-        ):  # the warm path: same environment, every file as hashed last time
-            if hasher.changed and hasher.changed.intersection(row["stats"]):  # touched, not changed
-                row["stats"] = hasher.stats(list(row["stats"]))
+        if row["env"] == env and result["outcome"] != "timeout" and hasher.unchanged(row["stats"]):
+            # an entry's row (no index): the same warm check, and the row goes back into the index
+            index.put(slug, {**row, "stats": hasher.stats(list(row["stats"]))})
+            restored = True
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
             continue
         new = _current_inputs(row, hasher, rel, torch, device)
@@ -190,7 +201,8 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         if why:
             todo.append((slug, ", ".join(why)))
         else:
-            row["stats"] = hasher.stats(list(row["stats"]))
+            index.put(slug, {**row, "stats": hasher.stats(list(row["stats"]))})
+            restored = True
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
 
     entries: dict[str, dict[str, Any]] = {}
@@ -233,7 +245,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
                 entry = _finish(root, slug, raw, timeout, options, hasher, torch, refusal)
                 store.write_entry(root, entry)
                 entries[slug] = entry
-                index[slug] = entry["index"]
+                index.put(slug, entry["index"])
                 results[slug] = {**entry["result"], "cache": "miss", "reason": reasons[slug]}
                 if log:
                     log(f"{entry['result']['outcome']:9} {slug} ({reasons[slug]})")
@@ -243,11 +255,11 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             kill_all()
             raise
         pool.shutdown()
-    gone = [slug for slug in index if slug not in scripts]
+    gone = [slug for slug in index.rows if slug not in scripts]
     for slug in gone:  # the script was deleted: so are its results
-        del index[slug]
+        del index.rows[slug]
         store.remove_entry(root, slug)
-    if todo or gone or hasher.hashed:
+    if todo or gone or restored or hasher.hashed:
         store.write_index(root, index)
     ordered = [results[s] for s in selected]
     return VerifyRun(ordered, build_report(ordered, config.strict), entries, device)
@@ -460,14 +472,17 @@ def _finish(
 
 
 def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> VerifyRun:
-    """Import the entries of shard reports (``--report-json``) into this cache; report on all of them."""
+    """Import the entries of shard reports (``--report-json``) into this cache; report on all of them.
+
+    The shards must cover every script of this repository exactly once: a script no shard reported (a lost
+    shard job, a plan for another commit) or one two shards reported is an error, not a silent gap."""
     root = root.resolve()
     index = store.read_index(root)
     entries: dict[str, dict[str, Any]] = {}
     for bundle in bundles:
         for slug, entry in (bundle.get("entries") or {}).items():
             store.write_entry(root, entry)
-            index[slug] = entry["index"]
+            index.put(slug, entry["index"])
             entries[slug] = entry
     store.write_index(root, index)
     results = []
@@ -475,4 +490,24 @@ def merge(root: Path, bundles: list[dict[str, Any]], strict: bool = False) -> Ve
         results += bundle.get("results", [])
     results.sort(key=lambda r: r["slug"])
     device = bundles[0].get("device", "cpu") if bundles else "cpu"
-    return VerifyRun(results, build_report(results, strict), entries, device)
+    report = build_report(results, strict)
+    report.extend(coverage_problems([r["slug"] for r in results], list(discover(root))))
+    return VerifyRun(results, report, entries, device)
+
+
+def coverage_problems(reported: list[str], scripts: list[str]) -> list[Problem]:
+    """Scripts that no shard report holds, or that more than one holds."""
+    from collections import Counter
+
+    seen = Counter(reported)
+    out = [
+        error(f"verify/{s}.py", 0, 0, "verify-shard-missing", "no shard report holds this script's result")
+        for s in scripts
+        if s not in seen
+    ]
+    out += [
+        error(f"verify/{s}.py", 0, 0, "verify-shard-twice", f"{n} shard reports hold this script's result")
+        for s, n in sorted(seen.items())
+        if n > 1
+    ]
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ CACHE_DIR = Path(".qbank/cache")
 ENTRIES = CACHE_DIR / "entries"
 INDEX = CACHE_DIR / "index.json"
 DERIVATIONS = Path(".qbank/derivations")
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -70,18 +71,72 @@ def remove_entry(root: Path, slug: str) -> None:
         path.unlink(missing_ok=True)
 
 
-def read_index(root: Path) -> dict[str, Any]:
-    """The index: slug -> what the warm path needs (key, input stats); empty when missing."""
+@dataclass
+class Index:
+    """What the warm path reads of every script, compact: the index is parsed on every ``qbank verify`` and
+    ``qbank check``, and at 5,000 scripts parsing a dict per row with its environment and dependency lists took
+    twice as long as these four-item rows (``bench/verify.py``).
+
+    ``rows``: slug -> ``[environment number, stats, result, frozen path or None]``; ``envs`` holds the
+    environments ``[api, runtime, device]`` the numbers point at; the dependencies are the stats' other files.
+    An entry's own ``index`` field keeps the full row (:meth:`row` and :meth:`put` convert).
+    """
+
+    envs: list[list[Any]] = field(default_factory=list)
+    rows: dict[str, list[Any]] = field(default_factory=dict)
+
+    def env_number(self, env: list[Any]) -> int:
+        """The number of an environment, -1 when no row has it."""
+        try:
+            return self.envs.index(env)
+        except ValueError:
+            return -1
+
+    def row(self, slug: str) -> dict[str, Any] | None:
+        """The full row of a script (``env``, ``deps``, ``frozen``, ``stats``, ``result``), or None."""
+        compact = self.rows.get(slug)
+        if compact is None:
+            return None
+        env, stats, result, frozen = compact
+        rel = f"verify/{slug}.py"
+        deps = sorted(k for k in stats if k not in (rel, frozen))
+        return {"env": self.envs[env], "deps": deps, "frozen": frozen, "stats": stats, "result": result}
+
+    def put(self, slug: str, row: dict[str, Any]) -> None:
+        """Store a full row (an entry's ``index`` field) compactly."""
+        env = self.env_number(row["env"])
+        if env < 0:
+            self.envs.append(list(row["env"]))
+            env = len(self.envs) - 1
+        self.rows[slug] = [env, row["stats"], row["result"], row.get("frozen")]
+
+    def durations(self) -> dict[str, float]:
+        """Slug -> the run time its result recorded (what the shard plan balances)."""
+        out: dict[str, float] = {}
+        for slug, (_env, _stats, result, _frozen) in self.rows.items():
+            duration = result.get("duration") if isinstance(result, dict) else None
+            if isinstance(duration, int | float):
+                out[slug] = float(duration)
+        return out
+
+
+def read_index(root: Path) -> Index:
+    """The index; empty when missing, unreadable or of another version (then the entries are read)."""
     data = read_json(root / INDEX)
     if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
-        return {}
-    entries = data.get("entries")
-    return entries if isinstance(entries, dict) else {}
+        return Index()
+    envs, rows = data.get("envs"), data.get("rows")
+    if not isinstance(envs, list) or not isinstance(rows, dict):
+        return Index()
+    return Index(envs, rows)
 
 
-def write_index(root: Path, entries: dict[str, Any]) -> None:
-    """Replace the index."""
-    write_json(root / INDEX, {"version": INDEX_VERSION, "entries": entries})
+def write_index(root: Path, index: Index) -> None:
+    """Replace the index (environments no row uses are dropped)."""
+    used = sorted({row[0] for row in index.rows.values()})
+    renumber = {old: new for new, old in enumerate(used)}
+    rows = {slug: [renumber[row[0]], *row[1:]] for slug, row in index.rows.items()}
+    write_json(root / INDEX, {"version": INDEX_VERSION, "envs": [index.envs[i] for i in used], "rows": rows})
 
 
 def latest_record(root: Path, slug: str) -> dict[str, Any] | None:
