@@ -111,3 +111,10 @@ def test_a_count_in_words_binds_only_to_its_noun(tiny_repo: Path) -> None:
     )
     found = claims_of(tiny_repo)
     assert found["title"] == [("one GPU", 2, len("title: How does ") + 1, "claim-unbound")]
+
+
+def test_a_question_without_a_record_is_left_to_its_answer(tiny_repo: Path) -> None:
+    write_question(tiny_repo, TITLE, TEASER, SUMMARIES)
+    corpus, _ = load_corpus(tiny_repo)
+    # its answer reports claims-unverified once; the fields add nothing until the script has run
+    assert check_fields(corpus, lambda _root, _slug: None) == []
