@@ -17,6 +17,8 @@ target = given("ttft_target_s", 1.0, unit="s", source="the question's hypothetic
 over = given("overload_factor", 1.1, unit="x", source="the question's hypothetical: arrivals at 110% of capacity")
 window = given("window_s", 600, unit="s", source="the question's hypothetical: a 10-minute overload")
 mu = claim("capacity_rate", 1 / d, unit="requests")
+given("arrivals_over_capacity", over, unit="fraction", source="the question's hypothetical, as a share of capacity")
+given("overload_excess", over - 1, unit="fraction", source="the question's hypothetical, excess share")
 
 
 def run(rates: list[tuple[float, float]], admit_all: bool, seed: int = 3) -> dict[str, float]:

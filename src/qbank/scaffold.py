@@ -15,10 +15,10 @@ QUESTION = """\
 title: "TODO: the question as an interviewer would ask it?"
 short_title: "TODO: the page's title in search results"
 description: >-
-  TODO: the meta description search results show, 70 to 160 characters, free text only.
+  TODO: the meta description search results show, a sentence of whole words, free text only.
 teaser: >-
-  TODO: one paragraph (70 to 320 characters) that makes a reader want the answer. It is shown on lists
-  and as the page's meta description, so say something concrete.
+  TODO: one short paragraph that makes a reader want the answer. It is shown on lists and as the
+  page's meta description, so say something concrete; its numbers bind to the script's values.
 topic: {topic}
 companies: [{companies}]
 difficulty: 3

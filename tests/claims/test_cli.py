@@ -84,8 +84,9 @@ def test_claims_json_lists_every_quantity_and_the_summary(repo: Path, capsys: py
     assert doc["exemptions"] == [
         {"path": ANSWER, "line": 24, "col": 11, "text": "five", "reason": "a count in a story"}
     ]
-    # the base question states its two numbers (80 layers, 160 vectors) and leaves no claim unused
-    assert doc["totals"]["quantities"] == 43 and doc["problems"] == []
+    # the base question states its two numbers (80 layers, 160 vectors) and leaves no claim unused; the
+    # questions' own titles state 3 more ("one request", "1M tokens", "70B")
+    assert doc["totals"]["quantities"] == 46 and doc["problems"] == []
 
 
 def test_claims_text_and_mutation_score(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,7 +103,7 @@ def test_the_lock_is_written_kept_honest_by_check_and_diffed(repo: Path, capsys:
     assert main(["claims", "--root", str(repo), "--lock-diff"]) == 1
     assert "claims.lock is missing" in capsys.readouterr().out
     assert main(["claims", "--root", str(repo), "--lock"]) == 0
-    assert capsys.readouterr().out == "claims.lock: 43 numbers locked (a new lock)\n"
+    assert capsys.readouterr().out == "claims.lock: 46 numbers locked (a new lock)\n"
     lock = repo / "claims.lock"
     assert f'{ANSWER} "8 KV heads" -> kv_heads\n' in lock.read_text()
     assert main(["check", "--root", str(repo), "--format", "text"]) == 0
@@ -121,6 +122,6 @@ def test_the_lock_is_written_kept_honest_by_check_and_diffed(repo: Path, capsys:
     assert out == f'{ANSWER}:3 "8 KV heads" now binds to kv_heads (was: q_heads)\n1 binding(s) changed against {base}\n'
     # rewriting the lock settles it
     assert main(["claims", "--root", str(repo), "--lock"]) == 0
-    assert capsys.readouterr().out.endswith("claims.lock: 43 numbers locked, 1 changed\n")
+    assert capsys.readouterr().out.endswith("claims.lock: 46 numbers locked, 1 changed\n")
     assert main(["check", "--root", str(repo), "--format", "text"]) == 0
     assert main(["claims", "--root", str(repo), "--lock", SLUG]) == 2  # the lock covers every answer

@@ -14,6 +14,7 @@ from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
 from .concepts import check_concepts
 from .extract import extract
+from .fields import check_fields
 from .held import held_numbers
 from .match import Declared, shown
 
@@ -126,4 +127,6 @@ def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | N
         report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found, held=held))
     # concept explanations after the answers: their worked numbers bind to their worked example's values
     report.answers.extend(check_concepts(corpus, values))
+    # and a question's own fields (title, description, teaser...): the first numbers a reader sees
+    report.answers.extend(check_fields(corpus, values))
     return report

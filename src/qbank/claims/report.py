@@ -23,8 +23,11 @@ def render_claims(report: ClaimsReport) -> str:
             + ("" if a.verified else " (no verification record)")
         )
     t = report.totals()
-    concepts = sum(1 for a in report.answers if not a.path.startswith("answers/"))
-    texts = f"{len(report.answers) - concepts} answers" + (f" and {concepts} concept explanations" if concepts else "")
+    concepts = sum(1 for a in report.answers if a.path.endswith("concepts.yaml"))
+    fields = sum(1 for a in report.answers if a.path.startswith("questions/") and not a.path.endswith("concepts.yaml"))
+    answers = len(report.answers) - concepts - fields
+    texts = f"{answers} answers" + (f", {concepts} concept explanations" if concepts else "")
+    texts += f", {fields} question fields" if fields else ""
     lines.append(
         f"total: {t['quantities']} quantities in {texts}, {t['bound']} bound, "
         f"{t['exempt']} exempt, {t['unbound']} unbound"

@@ -10,3 +10,4 @@ from qbank.verify import claim
 
 claim("kv_bytes_per_token_70b", kv_tensors * layers * 8 * 128 * bytes_per_value, unit="B")
 claim("kv_bytes_128k_70b", kv_tensors * layers * 8 * 128 * bytes_per_value * 131072, unit="B")
+given("requests", 1, unit="requests", source="test fixture: the title's one request")

@@ -8,3 +8,5 @@ head_dim = given("head_dim", 128, unit="dims", source="test fixture: Llama-3.1-7
 dtype_bytes = given("dtype_bytes", 2, unit="B", source="bf16 stores 2 bytes per value")
 per_token = claim("kv_per_token", kv_tensors * layers * kv_heads * head_dim * dtype_bytes, unit="B")
 check(per_token == 320 * 1024, "320 KiB per token")
+given("requests", 1, unit="requests", source="test fixture: the title's one request")
+given("gpus", 1, unit="GPUs", source="test fixture: the teaser's one GPU")

@@ -1,0 +1,82 @@
+"""Numbers in a question's own fields are claims too: title, short title, description, teaser, premium summaries.
+
+They are what a reader sees first (the h1, the search result, the list teaser, the locked section's line), so
+each number binds to a value of the question's script exactly as the answer's numbers do. These fields are
+shown as written on many pages, so they take no markers: a number that does not bind on its own is rephrased
+(a count in words its script declares, ``a single`` for an article-like one, no quotation marks). Problems sit at
+the field's value in the question's YAML: the line and column of the number when the value is one plain or
+quoted line, else the field's first line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from ..corpus import Corpus
+from ..sources import Located
+from .bind import AnswerClaims, bind_answer
+from .extract import extract
+from .held import held_numbers
+from .match import Declared
+
+ValuesFor = Callable[[Path, str], list[Declared] | None]
+FIELDS = ("title", "short_title", "description", "teaser")
+"""The free text fields of a question a reader sees, besides ``premium_summaries`` (one line per section)."""
+
+
+def _origin(located: Located, loc: tuple[str | int, ...], lines: list[str]) -> tuple[int, int, bool]:
+    """(line, col) where the value's text starts, and whether its columns map one to one (a one-line scalar)."""
+    pos = located.value_pos(loc)
+    head = lines[pos.line - 1] if 0 < pos.line <= len(lines) else ""
+    rest = head[pos.col - 1 :] if pos.col > 0 else ""
+    if rest[:1] in {"|", ">"}:  # a block scalar: its text starts on the next line, folded or not
+        return pos.line + 1, 1, False
+    quoted = rest[:1] in {'"', "'"}
+    return pos.line, pos.col + (1 if quoted else 0), True
+
+
+def check_field(
+    slug: str, rel: str, key: str, text: str, values: list[Declared] | None, at: tuple[int, int, bool]
+) -> AnswerClaims:
+    """Bind one field's numbers against the question's values, placed in its YAML file."""
+    line0, col0, mapped = at
+    quantities, orphans = extract(text)
+
+    def place(line: int, col: int) -> tuple[int, int]:
+        return (line0, col0 + col - 1) if mapped and line == 1 else (line0, col0)
+
+    held = {place(*k): why for k, why in held_numbers(text, quantities).items()}
+    quantities = [replace(q, line=place(q.line, q.col)[0], col=place(q.line, q.col)[1]) for q in quantities]
+    orphans = [replace(m, line=place(m.line, m.col)[0], col=place(m.line, m.col)[1]) for m in orphans]
+    result = bind_answer(slug, rel, quantities, orphans, values, held=held)
+    result.problems = [p for p in result.problems if p.code != "claim-unused"]  # the answer states the rest
+    result.lock_path = f"{rel}#{key}"
+    return result
+
+
+def check_fields(corpus: Corpus, values: ValuesFor) -> list[AnswerClaims]:
+    """Every question's free fields with numbers in them, bound to its script's values."""
+    out: list[AnswerClaims] = []
+    for slug in sorted(corpus.questions):
+        q = corpus.questions[slug]
+        rel = corpus.question_path(slug)
+        located = corpus.positions.get(rel)
+        path = corpus.root / rel
+        if located is None or not path.is_file():
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        texts: list[tuple[str, tuple[str | int, ...], str]] = [(f, (f,), getattr(q, f)) for f in FIELDS]
+        texts += [(f"premium_summaries.{i}", ("premium_summaries", i), s) for i, s in enumerate(q.premium_summaries)]
+        found: list[Declared] | None = None
+        looked = False
+        for key, loc, text in texts:
+            if not extract(text)[0]:
+                continue
+            if not looked:
+                found, looked = values(corpus.root, slug), True
+            if found is None:  # no record yet: its answer reports claims-unverified, once
+                break
+            out.append(check_field(slug, rel, key, text, found, _origin(located, loc, lines)))
+    return out
