@@ -40,17 +40,25 @@ def test_faq_says_where_the_free_questions_are(corpus: Corpus, shop: Shop) -> No
     inc = included(corpus)
     answers = dict(pricing_faq(inc, shop))
     trial = answers["Can I try before buying?"]
-    assert f"in {len(inc.topics_with_free)} of {inc.topics} topics" in trial
-    assert "every topic" not in trial
+    if len(inc.topics_with_free) == inc.topics:
+        assert trial.endswith(f"in every one of the {inc.topics} topics.")
+    else:
+        assert f"in {len(inc.topics_with_free)} of {inc.topics} topics" in trial and "every one" not in trial
 
 
-def test_real_corpus_faq_counts_topics_without_free_questions(shop: Shop) -> None:
+def test_real_corpus_faq_says_where_the_free_questions_are(shop: Shop) -> None:
     from qbank.corpus import load_corpus
 
     corpus, _ = load_corpus(REPO)
     inc = included(corpus)
     free_topics = {q.topic for q in corpus.questions.values() if q.access == "free"}
-    assert len(inc.topics_with_free) == len(free_topics) < len(corpus.topics)
+    assert len(inc.topics_with_free) == len(free_topics)
+    trial = dict(pricing_faq(inc, shop))["Can I try before buying?"]
+    # the FAQ says what the data says: every topic, or which ones and that the others are premium only
+    if len(free_topics) == len(corpus.topics):
+        assert f"in every one of the {len(corpus.topics)} topics" in trial and "premium questions only" not in trial
+    else:
+        assert f"in {len(free_topics)} of {len(corpus.topics)} topics" in trial and "premium questions only" in trial
 
 
 def test_key_format_is_the_printed_key_shape() -> None:
@@ -63,3 +71,22 @@ def test_placeholder_and_get_a_key_in_the_unlock_dialog() -> None:
     js = (REPO / "site_src" / "assets" / "paywall.js").read_text()
     assert f'placeholder="{key_format()}"' in js
     assert "Get a key" in js and "\"../pricing/\"" in js
+
+
+def test_faq_when_every_topic_has_a_free_question(shop: Shop) -> None:
+    from qbank.render.pricing import Included
+
+    inc = Included(questions=30, free=12, premium_sections=40, scripts=30, topics=3, topics_with_free=("A", "B", "C"))
+    trial = dict(pricing_faq(inc, shop))["Can I try before buying?"]
+    assert trial == "Yes: 12 of 30 questions are free in full, in every one of the 3 topics."
+
+
+def test_faq_when_some_topics_have_no_free_question(shop: Shop) -> None:
+    from qbank.render.pricing import Included
+
+    inc = Included(questions=30, free=12, premium_sections=40, scripts=30, topics=3, topics_with_free=("A", "C"))
+    trial = dict(pricing_faq(inc, shop))["Can I try before buying?"]
+    assert trial == (
+        "Yes: 12 of 30 questions are free in full, in 2 of 3 topics (A, C). "
+        "The other topics have premium questions only for now."
+    )

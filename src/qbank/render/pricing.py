@@ -73,7 +73,10 @@ def pricing_faq(inc: Included, shop: Shop) -> list[tuple[str, str]]:
         ),
         (
             "Can I try before buying?",
-            f"Yes: {inc.free} of {plural(inc.questions, 'question')} are free in full, in {free_topics} of "
+            f"Yes: {inc.free} of {plural(inc.questions, 'question')} are free in full, in every one of the "
+            f"{plural(inc.topics, 'topic')}."
+            if free_topics == inc.topics
+            else f"Yes: {inc.free} of {plural(inc.questions, 'question')} are free in full, in {free_topics} of "
             f"{plural(inc.topics, 'topic')} ({where}). The other topics have premium questions only for now.",
         ),
         (
