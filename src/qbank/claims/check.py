@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..corpus import Corpus
@@ -13,12 +11,11 @@ from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
 from .concepts import check_concepts
+from .embedded import ValuesFor
 from .extract import extract
 from .fields import check_fields
 from .held import held_numbers
 from .match import Declared, shown
-
-ValuesFor = Callable[[Path, str], list[Declared] | None]
 
 
 @dataclass

@@ -9,21 +9,15 @@ after the ``|`` plus ``k``, indented by the block's indentation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
 from ..corpus import CATALOG, Corpus
 from ..problems import error
-from .bind import AnswerClaims, bind_answer
-from .extract import extract
-from .held import held_numbers
+from .bind import AnswerClaims
+from .embedded import ValuesFor, bind_embedded
 from .match import Declared
 
 CONCEPTS_REL = f"{CATALOG}/concepts.yaml"
-
-ValuesFor = Callable[[Path, str], list[Declared] | None]
-
 
 @dataclass(frozen=True)
 class Explanation:
@@ -86,17 +80,11 @@ def check_explanation(e: Explanation, values: list[Declared] | None) -> AnswerCl
     The worked example's claims that the explanation does not state are not reported (its answer states
     them); an explanation that binds no number at all is a problem: the page promises a worked number.
     """
-    quantities, orphans = extract(e.text)
-    held = {_placed(e, *k): why for k, why in held_numbers(e.text, quantities).items()}
-    quantities = [replace(q, line=_placed(e, q.line, q.col)[0], col=_placed(e, q.line, q.col)[1]) for q in quantities]
-    orphans = [replace(m, line=_placed(e, m.line, m.col)[0], col=_placed(e, m.line, m.col)[1]) for m in orphans]
-    result = bind_answer(
-        e.worked_example, CONCEPTS_REL, quantities, orphans, values,
-        script_path=f"verify/{e.worked_example}.py", held=held,
-    )
-    result.problems = [p for p in result.problems if p.code != "claim-unused"]
     # locked per concept, so an edit to one explanation never renumbers another's occurrences
-    result.lock_path = f"{CONCEPTS_REL}#{e.slug}"
+    result = bind_embedded(
+        e.worked_example, CONCEPTS_REL, f"{CONCEPTS_REL}#{e.slug}", e.text, values,
+        lambda line, col: _placed(e, line, col), script_path=f"verify/{e.worked_example}.py",
+    )
     if values is not None and result.summary()["bound"] == 0:
         result.problems.append(
             error(

@@ -10,18 +10,13 @@ quoted line, else the field's first line.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
-
 from ..corpus import Corpus
 from ..sources import Located
-from .bind import AnswerClaims, bind_answer
+from .bind import AnswerClaims
+from .embedded import ValuesFor, bind_embedded
 from .extract import extract
-from .held import held_numbers
 from .match import Declared
 
-ValuesFor = Callable[[Path, str], list[Declared] | None]
 FIELDS = ("title", "short_title", "description", "teaser")
 """The free text fields of a question a reader sees, besides ``premium_summaries`` (one line per section)."""
 
@@ -42,18 +37,11 @@ def check_field(
 ) -> AnswerClaims:
     """Bind one field's numbers against the question's values, placed in its YAML file."""
     line0, col0, mapped = at
-    quantities, orphans = extract(text)
 
     def place(line: int, col: int) -> tuple[int, int]:
         return (line0, col0 + col - 1) if mapped and line == 1 else (line0, col0)
 
-    held = {place(*k): why for k, why in held_numbers(text, quantities).items()}
-    quantities = [replace(q, line=place(q.line, q.col)[0], col=place(q.line, q.col)[1]) for q in quantities]
-    orphans = [replace(m, line=place(m.line, m.col)[0], col=place(m.line, m.col)[1]) for m in orphans]
-    result = bind_answer(slug, rel, quantities, orphans, values, held=held)
-    result.problems = [p for p in result.problems if p.code != "claim-unused"]  # the answer states the rest
-    result.lock_path = f"{rel}#{key}"
-    return result
+    return bind_embedded(slug, rel, f"{rel}#{key}", text, values, place)
 
 
 def check_fields(corpus: Corpus, values: ValuesFor) -> list[AnswerClaims]:
