@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,6 +145,20 @@ def test_a_premium_test_is_sealed_until_a_license_opens_it(served_practice: Serv
     context.close()
 
 
+def _saved(page: Page, drill: str) -> dict[str, object]:
+    """The drill's record in the reader's IndexedDB, as the page's own store reads it."""
+    record = page.evaluate("async (d) => (await window.qbPractice.drill(d)) || {}", drill)
+    assert isinstance(record, dict)
+    return record
+
+
+def _wait_for_saved(page: Page, drill: str, field: str, holds: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while holds not in str(_saved(page, drill).get(field, "")):
+        assert time.monotonic() < deadline, f"{drill}'s saved {field} never held {holds!r}"
+        page.wait_for_timeout(50)
+
+
 def test_a_drill_runs_public_then_edge_tests_on_pyodide_fetched_only_on_run(
     served_practice: Served, browser: Browser
 ) -> None:
@@ -177,10 +192,21 @@ def test_a_drill_runs_public_then_edge_tests_on_pyodide_fetched_only_on_run(
     page.click(".qbp-run")
     expect(page.locator(".qbp-run-status")).to_have_text("6 of 6 tests pass.", timeout=60_000)
     expect(page.locator(".qbp-fail")).to_have_count(0)
+    # The record is written to IndexedDB after the status updates; a reload before the write lands
+    # would (rightly) show no last run, so wait for the store as a reader's next visit would.
+    _wait_for_saved(page, "token-bucket-admission", "summary", "6 of 6 tests pass.")
     page.reload()
     expect(page.locator(".qbp-run-status")).to_have_text("Last run on this device: 6 of 6 tests pass.")
     assert "class TokenBucket" in page.input_value(".qbp-editor")
     assert "min(self.burst" in page.input_value(".qbp-editor"), "the reference stays in the editor after a reload"
+
+    # Editing after a run saves the draft without forgetting the run it followed.
+    page.locator(".qbp-editor").press("Control+End")
+    page.locator(".qbp-editor").type("\n# my note\n")
+    _wait_for_saved(page, "token-bucket-admission", "code", "# my note")
+    page.reload()
+    expect(page.locator(".qbp-run-status")).to_have_text("Last run on this device: 6 of 6 tests pass.")
+    assert "# my note" in page.input_value(".qbp-editor")
     assert watch.foreign(served_practice.url) == []
     assert watch.errors == []
     context.close()

@@ -31,7 +31,12 @@
     addAttempt: (a) => run("attempts", "readwrite", (s) => s.add(a)),
     drill: (slug) => run("drills", "readonly", (s) => s.get(slug)),
     drills: () => run("drills", "readonly", (s) => s.getAll()),
-    saveDrill: (d) => run("drills", "readwrite", (s) => s.put(d)),
+    // A save merges into the drill's record (one transaction), so a draft saved after a run keeps the run's summary.
+    saveDrill: (d) => run("drills", "readwrite", (s) => {
+      const got = s.get(d.drill);
+      got.onsuccess = () => { s.put({ ...(got.result || {}), ...d }); };
+      return null;
+    }),
     clear: async () => { await run("attempts", "readwrite", (s) => s.clear()); await run("drills", "readwrite", (s) => s.clear()); },
   };
 })();
