@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from qbank.corpus import load_corpus
@@ -40,9 +39,30 @@ def test_a_free_answer_repeating_premium_text_is_positioned(tmp_path: Path) -> N
     assert "answers/kv-fp8.md" in problems[0].message and "saturates" not in problems[0].message  # no quote
 
 
-def test_the_real_corpus_has_no_duplicates_and_is_fast() -> None:
+def test_the_real_corpus_has_no_duplicates() -> None:
+    # Its cost is measured by bench/serve.py (the check's share of a save), not timed here.
     corpus, report = load_corpus(REPO)
     assert report.errors == 0
-    t = time.perf_counter()
     assert duplicated_problems(corpus) == []
-    assert time.perf_counter() - t < 10
+
+
+def test_a_public_question_field_repeating_premium_text_is_positioned(tmp_path: Path) -> None:
+    # The description is on every page that lists the question, in clear: a premium section that restates it
+    # would fail the build's leak scan, so `qbank check` says so first, at the field.
+    content = tmp_path / "content"
+    import shutil
+
+    shutil.copytree(CASES / "site", content)
+    question = content / "questions" / "kv-fp8.yaml"
+    said = "an FP8 cache saves half the attention bytes only until the per-block scales spill out of shared memory"
+    old = "The kv-fp8 test question of the qbank test corpus, with a description long enough for a snippet."
+    new = f"Why {said} on long contexts."
+    question.write_text(question.read_text().replace(f'description: "{old}"', f'description: "{new}"'))
+    fp8 = content / "answers" / "kv-fp8.md"
+    fp8.write_text(fp8.read_text().replace("SECRET-PREMIUM-FP8-LONG:", f"In short, {said}. SECRET-PREMIUM-FP8-LONG:"))
+    root = make_site_repo(tmp_path / "repo", content)
+    corpus, _ = load_corpus(root)
+    problems = duplicated_problems(corpus)
+    assert [(p.path, p.code) for p in problems] == [("questions/kv-fp8.yaml", "premium-duplicated")]
+    lines = question.read_text().split("\n")
+    assert problems[0].line == next(i for i, ln in enumerate(lines, 1) if ln.startswith("description:"))

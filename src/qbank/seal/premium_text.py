@@ -136,8 +136,13 @@ def premium_sources(corpus: Corpus) -> list[Source]:
     return out
 
 
+PUBLIC_FIELDS = ("title", "short_title", "description", "teaser")
+"""A question's fields that are public on every page that lists it."""
+
+
 def free_sources(corpus: Corpus) -> Iterator[Source]:
-    """Every free text contributors write: free answer parts, other sections' headings, free derivations."""
+    """Every free text contributors write: free answer parts, other sections' headings, the questions' public
+    fields and premium summaries, free derivations."""
     from ..answers import FreeText
 
     for slug in sorted(corpus.answers):
@@ -155,6 +160,12 @@ def free_sources(corpus: Corpus) -> Iterator[Source]:
     for slug in sorted(corpus.questions):
         qrel = corpus.question_path(slug)
         located_q = corpus.positions.get(qrel)
+        for name in PUBLIC_FIELDS:
+            # the h1, the <title>, the meta description and the list teaser: every page that lists it shows it
+            text = getattr(corpus.questions[slug], name)
+            if text:
+                line = located_q.value_pos((name,)).line if located_q else 1
+                yield Source(qrel, line, slug, f"question {name}", "", text)
         for i, summary in enumerate(corpus.questions[slug].premium_summaries):
             # public: the locked section shows it, search indexes it
             line = located_q.value_pos(("premium_summaries", i)).line if located_q else 1
