@@ -49,3 +49,13 @@ def test_a_summary_repeating_premium_text_is_a_positioned_error(tmp_path: Path) 
     assert report.errors == 0, [p.text() for p in report.problems]
     problems = duplicated_problems(corpus)
     assert [(p.path, p.line, p.code) for p in problems] == [("questions/kv-fp8.yaml", at + 1, "premium-duplicated")]
+
+
+def test_no_placeholder_field_can_open_an_element() -> None:
+    hostile = '"><img src=x onerror=alert(1)>'
+    out = placeholder(hostile, "H " + hostile, hostile, 10, hostile, "/p?a=1&b=" + hostile, summary=hostile)
+    assert "<img" not in out and "onerror=alert(1)>" not in out
+    assert out.count("<section") == 1 and out.count("</section>") == 1
+    # the section's id and data attribute, the file, the heading's id and text, the summary, the link
+    assert out.count('&#34;&gt;&lt;img src=x onerror=alert(1)&gt;') == 7
+    assert 'href="/p?a=1&amp;b=' in out

@@ -18,7 +18,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from html.parser import HTMLParser
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 
 from ..mathml.render import render_math
 from ..seal.regions import Region, RegionError, find_regions, rewrite
@@ -134,26 +137,20 @@ def placeholder(
 ) -> str:
     """The locked placeholder of one section: its heading, its free summary, its length and, on the page's
     first locked section only, the one unlock call to action (the others point back to it)."""
-    hid = f' id="{html.escape(heading_id)}"' if heading_id else ""
-    s = html.escape(section)
-    lines = [
-        f'<section class="{PREMIUM_CLASS} {LOCKED_CLASS}" id="qb-premium-{s}" data-qb-section="{s}" '
-        f'data-qb-file="{file_name}">',
-        f"<h2{hid}>{html.escape(heading)}</h2>",
-    ]
-    if summary:
-        lines.append(f'<p class="qb-locked__summary">{html.escape(summary)}</p>')
-    # the same words on every locked section stay out of the search index (data-pagefind-ignore)
-    lines.append(f'<p class="qb-locked__meta" data-pagefind-ignore="all">Premium section · about {words} words</p>')
-    if first:
-        lines.append(
-            '<p class="qb-locked__actions" data-pagefind-ignore="all"><button type="button" '
-            'class="md-button md-button--primary qb-unlock-open" hidden>Unlock with your key</button> '
-            f'<a class="md-button" href="{html.escape(buy_url)}">Get a key</a></p>'
-        )
-    lines.append('<p class="qb-locked__status" role="status" aria-live="polite" data-pagefind-ignore="all"></p>')
-    lines.append("</section>")
-    return "\n".join(lines)
+    return _template().render(
+        premium_class=PREMIUM_CLASS, locked_class=LOCKED_CLASS, section=section, file_name=file_name,
+        heading=heading, heading_id=heading_id, summary=summary, words=words, first=first, buy_url=buy_url,
+    ).rstrip("\n")
+
+
+@cache
+def _template() -> Template:
+    """``templates/placeholder.html.j2``, autoescaped."""
+    env = Environment(
+        loader=PackageLoader("qbank.paywall", "templates"), autoescape=True, undefined=StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True,
+    )
+    return env.get_template("placeholder.html.j2")
 
 
 def seal_page(
