@@ -1,4 +1,9 @@
-"""GPU datasheet figures the hardware-generation scripts share, each with the primary source it was read in.
+"""GPU datasheet figures the hardware-generation scripts share, each with the source it names and where it was read.
+
+Each figure names the vendor document it comes from; where that document was not read directly, the source says
+through what it was read (the A100 datasheet through two spec tables that cite it; AMD's MI300X and MI355X figures
+through MLCommons submissions, a copy of AMD's table and press reports of AMD's presentations). Those are
+secondary readings of primary figures, kept marked as such until someone reads the vendor's own page.
 
 ``sheet(gpu, field)`` declares one figure as a ``given`` named ``<gpu>_<field>`` (or ``name``), so a script
 states only the figures it uses and every one carries its source. Vendor units: GB = 1e9 B, TB/s = 1e12 B/s,
