@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .warm import ABSENT, SANDBOX, TRUST_LOCAL, stat_holds, version_from_path, version_in
+from .warm import ABSENT, SANDBOX, TRUST_LOCAL, runtime_label, stat_holds, version_from_path, version_in
 
 
 def _sha256() -> Any:
@@ -68,9 +68,8 @@ def triton_version() -> str:
 
 
 def runtime_version() -> str:
-    """What the cache key records of the numerical runtime: torch's version joined by Triton's
-    (``2.13.0 triton 3.9.0``); a Triton upgrade re-runs every script like a torch upgrade does."""
-    return f"{torch_version()} triton {triton_version()}"
+    """What the cache key records of the numerical runtime (``warm.runtime_label``)."""
+    return runtime_label(torch_version(), triton_version())
 
 
 @dataclass

@@ -79,6 +79,12 @@ def version_in(path: str) -> str:
     return m.group(1) if m else "unknown"
 
 
+def runtime_label(torch: str, triton: str) -> str:
+    """What the cache key records of the numerical runtime: torch's version joined by Triton's
+    (``2.13.0 triton 3.9.0``); a Triton upgrade re-runs every script like a torch upgrade does."""
+    return f"{torch} triton {triton}"
+
+
 def pick_device(want: str, fake_cuda: str | None, torch: str) -> str | None:
     """cpu or cuda for ``--device want``; ``auto`` picks cuda when an NVIDIA driver and a CUDA build of torch
     (``torch``: its version) are present; None when cuda is asked for and there is none."""
@@ -117,7 +123,9 @@ def no_op_outcomes(root: str, env: list[Any], index: tuple[list[Any], dict[str, 
         return None
     good = {i for i, recorded in enumerate(envs) if isinstance(recorded, list) and serves(recorded, now=env)}
     prefix = root + os.sep
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
+    """rel -> the hash its stat stands for; a file several rows share must have the same hash in each (a
+    script that did not re-run after a shared module changed keeps the old hash in its row)."""
     counts: dict[str, int] = {}
     for name in names:
         row = rows.get(name[:-3])
@@ -128,16 +136,18 @@ def no_op_outcomes(root: str, env: list[Any], index: tuple[list[Any], dict[str, 
         if outcome == "timeout" or result.get("problems"):
             return None
         for rel, recorded in stats.items():
-            if rel in seen:
-                continue
-            try:
-                st = os.stat(prefix + rel)
-            except OSError:
-                if recorded[2] != ABSENT:
-                    return None
-            else:
-                if not stat_holds(recorded, st):
-                    return None
-            seen.add(rel)
+            sha = seen.get(rel)
+            if sha is None:
+                try:
+                    st = os.stat(prefix + rel)
+                except OSError:
+                    if recorded[2] != ABSENT:
+                        return None
+                else:
+                    if not stat_holds(recorded, st):
+                        return None
+                sha = seen[rel] = recorded[2]
+            elif sha != recorded[2]:
+                return None
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
