@@ -89,13 +89,11 @@ print(n)
 """The baseline in its own process: list the script folders, read and hash every file once."""
 
 
-def qbank(root: Path, *args: str) -> tuple[float, str]:
-    """Wall time and stdout of one ``qbank verify`` process."""
-    exe = Path(sys.executable).with_name("qbank")
+def qbank(root: Path, *args: str, full: bool = False) -> tuple[float, str]:
+    """Wall time and stdout of one ``qbank verify`` process (``full``: ``python -m qbank.cli``, no fast path)."""
+    exe = [sys.executable, "-m", "qbank.cli"] if full else [str(Path(sys.executable).with_name("qbank"))]
     start = time.perf_counter()
-    proc = subprocess.run(
-        [str(exe), "verify", "--root", str(root), *args], capture_output=True, text=True, env=CHILD_ENV
-    )
+    proc = subprocess.run([*exe, "verify", "--root", str(root), *args], capture_output=True, text=True, env=CHILD_ENV)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"qbank verify failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -163,8 +161,9 @@ def main() -> int:
         print(f"filling the cache: {args.n} scripts in {fill:.1f} s ({out.splitlines()[-2] if out else ''})")
         qbank(warm)  # settles hashes taken while the files were fresh (racy-hash window), writes bytecode
         hash_loop_process(warm, len(files))
-        runs, base, runs_cpu, base_cpu, inloop, inloop_cpu = [], [], [], [], [], []
-        for _ in range(args.repeat):  # interleaved, so that load changes hit all three
+        qbank(warm, full=True)  # writes the full command line's bytecode
+        runs, base, runs_cpu, base_cpu, inloop, inloop_cpu, full, full_cpu = [], [], [], [], [], [], [], []
+        for _ in range(args.repeat):  # interleaved, so that load changes hit all four
             cpu = children_cpu()
             elapsed, out = qbank(warm)
             runs_cpu.append(children_cpu() - cpu)
@@ -176,6 +175,11 @@ def main() -> int:
             cpu = time.process_time()
             inloop.append(hash_loop(files))
             inloop_cpu.append(time.process_time() - cpu)
+            cpu = children_cpu()
+            elapsed, out = qbank(warm, full=True)
+            full_cpu.append(children_cpu() - cpu)
+            assert f"{args.n} scripts: 0 ran" in out, out
+            full.append(elapsed)
         w, b, il = statistics.median(runs), statistics.median(base), statistics.median(inloop)
         # CPU time: what each costs, whatever else the machine runs (a new process waits for a core under load)
         wc, bc, ilc = statistics.median(runs_cpu), statistics.median(base_cpu), statistics.median(inloop_cpu)
@@ -187,6 +191,9 @@ def main() -> int:
               f"-> {wc / bc:.2f}x")
         print(f"  against the loop in this process (no start-up): {il * 1000:.0f} ms -> {w / il:.2f}x wall, "
               f"CPU {ilc * 1000:.0f} ms -> {wc / ilc:.2f}x")
+        f, fc = statistics.median(full), statistics.median(full_cpu)
+        print(f"  the full command line (python -m qbank.cli verify, no fast path): {f * 1000:.0f} ms, "
+              f"CPU {fc * 1000:.0f} ms -> {f / b:.2f}x wall, {fc / bc:.2f}x CPU of the loop process")
         from qbank.verify.engine import VerifyConfig, verify
 
         inproc = []

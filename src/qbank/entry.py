@@ -106,7 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     request = warm_request(args, os.environ)
     if request is not None:
-        out = no_op_report(*request, os.environ)
+        try:
+            out = no_op_report(*request, os.environ)
+        except KeyboardInterrupt:
+            sys.stderr.write("qbank: interrupted\n")
+            return 130
         if out is not None:
             sys.stdout.write(out)
             sys.stdout.flush()
