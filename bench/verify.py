@@ -1,6 +1,6 @@
 """Benchmark of ``qbank verify``: warm no-op against a bare hashing loop, and ``--jobs 2`` against ``--jobs 1``.
 
-    .venv/bin/python bench/verify.py [--n 5000] [--cold-n 30] [--repeat 5] [--repo DIR] [--no-bytecode-cache]
+    .venv/bin/python bench/verify.py [--n 5000] [--cold-n 30] [--repeat 5] [--repo DIR]
 
 Generates N synthetic percent-format scripts (one in ten imports a shared ``verify/_lib`` module) in a
 temporary repository (or ``--repo DIR``, kept and reused: a cold fill of 5,000 scripts takes many minutes),
@@ -14,8 +14,8 @@ fills the cache with a real cold run, then reports, as ratios measured in this r
 - cold: ``--jobs 1`` against ``--jobs 2`` on ``--cold-n`` scripts with an empty cache (target: >= 1.7x).
 
 Child processes may write bytecode (``PYTHONDONTWRITEBYTECODE`` is dropped from their environment), as on a
-developer's machine or a CI runner: with it set, an editable install compiles qbank's modules on every start.
-``--no-bytecode-cache`` keeps it (and says so).
+developer's machine or a CI runner: with it set and no ``__pycache__`` written before, an editable install
+compiles every qbank module it imports on every start.
 
 Medians of ``--repeat`` runs; the machine's load is printed because both ratios depend on idle cores.
 """
@@ -127,11 +127,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (median)")
     ap.add_argument("--cold-repeat", type=int, default=1, help="runs per cold measurement (median)")
     ap.add_argument("--repo", type=Path, default=None, help="keep the warm repository here and reuse it")
-    ap.add_argument("--no-bytecode-cache", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if set")
     args = ap.parse_args()
-    if not args.no_bytecode_cache:
-        CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-    print(f"bytecode cache for child processes: {'off' if CHILD_ENV.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
+    CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
     tmp = Path(tempfile.mkdtemp(prefix="qbank-bench-"))
     try:
