@@ -36,11 +36,12 @@ def serves(recorded: list[Any], now: list[Any]) -> bool:
     """Whether a result made in environment ``recorded`` holds for a run in ``now``: the same API, runtime and
     device, and a wall at least as strong. A sandboxed result serves a ``--trust-local`` run; a result made
     without the sandbox never serves a sandboxed run."""
-    return (
-        len(recorded) == 4
-        and recorded[:3] == now[:3]
-        and (recorded[3] == now[3] or (recorded[3] == SANDBOX and now[3] == TRUST_LOCAL))
-    )
+    return len(recorded) == 4 and recorded[:3] == now[:3] and wall_serves(recorded[3], now[3])
+
+
+def wall_serves(recorded: object, now: str) -> bool:
+    """Whether a result made behind wall ``recorded`` (None: not recorded) may serve a run behind ``now``."""
+    return recorded == now or (recorded == SANDBOX and now == TRUST_LOCAL)
 
 
 def stat_holds(row: list[Any], st: os.stat_result) -> bool:
