@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +237,19 @@ def test_every_other_command_line_goes_to_the_cli(argv: list[str]) -> None:
 def test_a_github_step_summary_goes_to_the_cli() -> None:
     assert entry.warm_request(["verify"], {"GITHUB_STEP_SUMMARY": "/tmp/summary.md"}) is None
     assert entry.warm_request(["verify"], {"GITHUB_ACTIONS": "true"}) == (".", "auto")
+
+
+def test_the_fast_path_imports_neither_the_cli_nor_the_engine(warm: Path) -> None:
+    """What made a warm run cost four hashing loops: argparse and every subcommand, pathlib, dataclasses, the
+    engine; and never mkdocs, torch, Triton or pydantic."""
+    code = (
+        "import sys\nfrom qbank.entry import main\n"
+        f"assert main(['verify', '--root', {str(warm)!r}]) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(proc.stdout.split("\n")[-2].split())
+    assert "qbank.entry" in loaded and "qbank.verify.warm" in loaded
+    heavy = {"argparse", "pathlib", "dataclasses", "typing", "qbank.cli", "qbank.problems", "qbank.verify.engine",
+             "qbank.verify.cache", "qbank.verify.store", "mkdocs", "torch", "triton", "pydantic", "hashlib"}
+    assert loaded & heavy == set()
