@@ -1,4 +1,5 @@
-"""The command line: the only place that prints and picks exit codes.
+"""The command line: the only place that prints and picks exit codes (with ``qbank.entry``, the console script's
+front door, which prints the answer of a warm no-op ``qbank verify`` and hands every other command line here).
 
 Exit codes: 0 clean, 1 content errors (or warnings under ``--strict``), 2 usage, 3 internal error.
 """
