@@ -9,6 +9,7 @@ import pytest
 
 from qbank.verify import cache, engine, store
 from qbank.verify.engine import VerifyConfig, verify
+from qbank.verify.options import RunOptions
 
 from .conftest import VERIFY_CASES, add_script
 
@@ -131,12 +132,12 @@ def test_lost_index_falls_back_to_entries(cached: Path) -> None:
 def test_the_index_is_compact_and_drops_unused_environments(tmp_path: Path) -> None:
     index = store.Index()
     stats = {"verify/a.py": [1, 2, "sha", 3], "verify/_lib/x.py": [1, 2, "sha2", 3]}
-    index.put("a", {"env": [3, "old", "cpu"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
-    index.put("a", {"env": [3, "new", "cpu"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
+    index.put("a", {"env": [3, "old", "cpu", "sandbox"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
+    index.put("a", {"env": [3, "new", "cpu", "sandbox"], "stats": stats, "result": {"outcome": "pass"}, "frozen": None})
     store.write_index(tmp_path, index)
     back = store.read_index(tmp_path)
-    assert back.envs == [[3, "new", "cpu"]] and back.rows["a"][0] == 0
-    assert back.row("a") == {"env": [3, "new", "cpu"], "deps": ["verify/_lib/x.py"], "frozen": None,
+    assert back.envs == [[3, "new", "cpu", "sandbox"]] and back.rows["a"][0] == 0
+    assert back.row("a") == {"env": [3, "new", "cpu", "sandbox"], "deps": ["verify/_lib/x.py"], "frozen": None,
                              "stats": stats, "result": {"outcome": "pass"}}
 
 
@@ -172,3 +173,48 @@ def test_touched_file_is_hashed_once_then_trusted(cached: Path, monkeypatch: pyt
     calls.clear()
     assert verify(cached, VerifyConfig()).ran == 0
     assert calls == []
+
+
+def trusted(**kw: object) -> VerifyConfig:
+    """A ``--trust-local`` run: no bubblewrap wall."""
+    return VerifyConfig(jobs=2, options=RunOptions(trust_local=True), **kw)  # type: ignore[arg-type]
+
+
+def test_a_result_made_without_the_sandbox_never_serves_a_sandboxed_run(vrepo: Path) -> None:
+    add_script(vrepo, "kv-cache-llama-70b", (VERIFY_CASES / "kv-cache-llama-70b.py").read_text())
+    age(vrepo)
+    assert verify(vrepo, trusted()).ran == 2
+    verify(vrepo, trusted())  # settles hashes taken within the racy window
+    assert verify(vrepo, trusted()).ran == 0  # --trust-local results serve --trust-local runs
+    entry = store.read_entry(vrepo, "base-question")
+    assert entry is not None and entry["inputs"]["wall"] == "trust-local"
+    assert entry["index"]["env"][3] == "trust-local"
+    assert set(reasons(vrepo).values()) == {"sandbox trust-local -> sandbox"}
+    after = store.read_entry(vrepo, "base-question")
+    assert after is not None and after["inputs"]["wall"] == "sandbox" and after["key"] != entry["key"]
+
+
+def test_without_the_index_a_trust_local_entry_still_reruns_sandboxed(vrepo: Path) -> None:
+    age(vrepo)
+    assert verify(vrepo, trusted()).ran == 1
+    (vrepo / store.INDEX).unlink()  # the entries' rows are read: the same rule holds there
+    assert reasons(vrepo) == {"base-question": "sandbox trust-local -> sandbox"}
+
+
+def test_a_sandboxed_result_serves_a_trust_local_run(cached: Path) -> None:
+    verify(cached, VerifyConfig())
+    assert verify(cached, trusted()).ran == 0
+    assert verify(cached, VerifyConfig()).ran == 0  # and the trust-local run did not downgrade the rows
+
+
+def test_a_row_without_a_recorded_wall_reruns(cached: Path) -> None:
+    """Rows written before the wall was part of the key say nothing about it: they run again, sandboxed."""
+    index = store.read_index(cached)
+    index.envs = [env[:3] for env in index.envs]
+    store.write_index(cached, index)
+    for slug in index.rows:
+        entry = store.read_entry(cached, slug)
+        assert entry is not None
+        entry["index"]["env"] = entry["index"]["env"][:3]
+        store.write_entry(cached, entry)
+    assert set(reasons(cached).values()) == {"sandbox unrecorded -> sandbox"}

@@ -1,7 +1,8 @@
 """Check drills in the sandbox: the reference passes every test, the known-wrong solution fails an edge case.
 
 Results are cached under ``.qbank/practice/`` by the hash of the drill's files and the runner's code,
-so an unchanged drill costs a stat and a hash.
+so an unchanged drill costs a stat and a hash; a verdict reached with ``--trust-local`` (no bubblewrap wall)
+never serves a sandboxed check, which runs the drill again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..problems import Problem, error
 from ..verify.store import read_json, write_json
+from ..verify.warm import wall, wall_serves
 from . import harness
 from .load import Bank, drill_path
 from .model import DRILL_FILES
@@ -59,18 +61,19 @@ def verdict_problems(slug: str, record: dict[str, Any] | None, outcome: str) -> 
 def check_drills(root: Path, bank: Bank, *, trust_local: bool = False) -> list[Problem]:
     """Run each changed drill's check behind the sandbox; cached verdicts for the unchanged ones."""
     problems: list[Problem] = []
+    now = wall(trust_local)
     for slug in sorted(bank.drills):
         key = drill_hash(bank, slug)
         cache = root / CACHE / f"{slug}.json"
         cached = read_json(cache)
-        if isinstance(cached, dict) and cached.get("key") == key:
+        if isinstance(cached, dict) and cached.get("key") == key and wall_serves(cached.get("wall"), now):
             problems.extend(verdict_problems(slug, cached.get("record"), str(cached.get("outcome"))))
             continue
         record, outcome = run_check(root, bank.drill_sources[slug], trust_local=trust_local)
         found = verdict_problems(slug, record, outcome)
         problems.extend(found)
         if record is not None:
-            write_json(cache, {"key": key, "record": record, "outcome": outcome})
+            write_json(cache, {"key": key, "wall": now, "record": record, "outcome": outcome})
     return problems
 
 

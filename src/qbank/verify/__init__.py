@@ -7,11 +7,12 @@ the claims checker) do not pay for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .version import API_VERSION
 
+TYPE_CHECKING = False  # not typing's: a warm `qbank verify` imports this package and nothing of typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import check, claim, device, fact, given, kernel_check, timing
     from .kernels.check import triton_check
 

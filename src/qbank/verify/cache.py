@@ -1,26 +1,23 @@
 """Cache keys: a content hash of everything that can change a script's result, and why a key changed.
 
 The key covers the script's bytes, the repository files it imported or read (recorded at run time by
-the launcher), the API version, the torch and Triton versions and the device class; for scripts that needed a GPU
-it also covers their frozen result file. A file whose size and mtime match the last hashing reuses
-that hash (like git's index); the key itself stays a content hash.
+the launcher), the API version, the torch and Triton versions, the device class and the wall the script ran
+behind (``sandbox`` or ``trust-local``: a result made without the sandbox never serves a sandboxed run); for
+scripts that needed a GPU it also covers their frozen result file. A file whose size and mtime match the last
+hashing reuses that hash (like git's index); the key itself stays a content hash.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import re
-import sys
 import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-ABSENT = "absent"
-# a file changed within this window of its hashing may change again within the same mtime tick
-RACY_NS = 2_000_000_000
+from .warm import ABSENT, SANDBOX, TRUST_LOCAL, runtime_label, stat_holds, version_from_path, version_in
 
 
 def _sha256() -> Any:
@@ -45,20 +42,16 @@ def _version_of(package: str, file: str) -> str:
 
     The file is looked for in each ``sys.path`` folder first (a few stats: the import system's search lists
     every folder of site-packages, a tenth of a warm ``qbank verify``), then through the import system."""
-    folders = [os.path.join(entry or ".", package) for entry in sys.path]
-    if not any(os.path.isfile(os.path.join(f, file)) for f in folders):
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            return "none"
-        folders = list(spec.submodule_search_locations)
-    for folder in folders:
-        try:
-            text = (Path(folder) / file).read_text(encoding="utf-8")
-        except OSError:
-            continue
-        m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
-        if m:
-            return m.group(1)
+    found = version_from_path(package, file)
+    if found is not None:
+        return found
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return "none"
+    for folder in spec.submodule_search_locations:
+        path = os.path.join(folder, file)
+        if os.path.isfile(path):
+            return version_in(path)
     return "unknown"
 
 
@@ -75,9 +68,8 @@ def triton_version() -> str:
 
 
 def runtime_version() -> str:
-    """What the cache key records of the numerical runtime: torch's version joined by Triton's
-    (``2.13.0 triton 3.9.0``); a Triton upgrade re-runs every script like a torch upgrade does."""
-    return f"{torch_version()} triton {triton_version()}"
+    """What the cache key records of the numerical runtime (``warm.runtime_label``)."""
+    return runtime_label(torch_version(), triton_version())
 
 
 @dataclass
@@ -109,7 +101,7 @@ class Hasher:
             return ABSENT
         if old is None:
             old = self.known.get(rel)
-        if old and old[0] == st.st_size and old[1] == st.st_mtime_ns and st.st_mtime_ns < old[3] - RACY_NS:
+        if old and stat_holds(old, st):
             self.fresh[rel] = old
             return str(old[2])
         digest = sha_file(Path(self._prefix + rel))
@@ -139,9 +131,9 @@ def input_hash(script_sha: str, deps: dict[str, str], api: int) -> str:
 
 
 def cache_key(inputs: dict[str, Any]) -> str:
-    """The cache key: the input hash with the torch version, device class and frozen-file hash."""
+    """The cache key: the input hash with the runtime version, device class, wall and frozen-file hash."""
     h = _sha256()
-    for k in ("input_hash", "torch", "device", "frozen"):
+    for k in ("input_hash", "torch", "device", "wall", "frozen"):
         h.update(f"{k}={inputs.get(k)}\n".encode())
     return str(h.hexdigest())
 
@@ -163,6 +155,8 @@ def reasons(old: dict[str, Any] | None, new: dict[str, Any], script_rel: str) ->
     for label, k in (("API", "api"), ("torch", "torch"), ("device", "device")):
         if old.get(k) != new.get(k):
             out.append(f"{label} {old.get(k)} -> {new.get(k)}")
+    if old.get("wall") != new.get("wall") and not (old.get("wall") == SANDBOX and new.get("wall") == TRUST_LOCAL):
+        out.append(f"sandbox {old.get('wall') or 'unrecorded'} -> {new.get('wall')}")
     if old.get("frozen") != new.get("frozen"):
         out.append("frozen GPU result changed")
     return out

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..problems import Level, Problem, Report, error
-from . import cache, store
+from . import cache, store, warm
 from .options import RunOptions
 from .outcomes import problem_from_json
 from .version import API_VERSION
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from .outcomes import Verdict
     from .runner import RawRun
 
-SCRIPT_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\.py$")
 DEFAULT_TIMEOUT = 120
 GPU_HINT = re.compile(r"cuda|kernel_check|triton_check")
 STRICT_CODES = {"verify-frozen-stale", "verify-needs-gpu"}
@@ -66,22 +65,15 @@ class VerifyRun:
 def discover(root: Path) -> dict[str, str]:
     """Slug -> script path for ``verify/<slug>.py`` (``_`` folders and files are shared code, not scripts)."""
     base = root / "verify"
-    if not base.is_dir():
-        return {}
-    names = sorted(name for name in os.listdir(base) if SCRIPT_RE.match(name))
-    return {name[:-3]: f"{base}{os.sep}{name}" for name in names}
+    return {name[:-3]: f"{base}{os.sep}{name}" for name in warm.script_names(str(base))}
 
 
 def resolve_device(want: str, fake_cuda: str | None) -> str:
     """cpu or cuda; ``auto`` picks cuda when an NVIDIA driver and a CUDA build of torch are present."""
-    has_cuda = bool(fake_cuda) or (
-        Path("/proc/driver/nvidia/version").exists() and not cache.torch_version().endswith("+cpu")
-    )
-    if want == "cuda" and not has_cuda:
+    device = warm.pick_device(want, fake_cuda, cache.torch_version())
+    if device is None:
         raise VerifyUsageError("--device cuda: no GPU here (no NVIDIA driver or a CPU-only torch)")
-    if want == "auto":
-        return "cuda" if has_cuda else "cpu"
-    return want
+    return device
 
 
 def question_timeout(root: Path, slug: str) -> int:
@@ -110,25 +102,28 @@ KERNEL_FIELDS = ("kind", "path", "device_name", "expect_mismatch", "timing")
 def _old_inputs(row: dict[str, Any], rel: str) -> dict[str, Any]:
     """The inputs an index row was computed from (hashes come from its stats)."""
     stats, fz = row["stats"], row.get("frozen")
-    api, torch, device = row["env"]
+    api, torch, device, *rest = row["env"]
     return {
         "script": stats.get(rel, [0, 0, None])[2],
         "deps": {d: stats.get(d, [0, 0, None])[2] for d in row["deps"]},
         "api": api,
         "torch": torch,
         "device": device,
+        "wall": rest[0] if rest else None,
         "frozen": stats.get(fz, [0, 0, None])[2] if fz else None,
     }
 
 
-def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, torch: str, device: str) -> dict[str, Any]:
+def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, env: list[Any]) -> dict[str, Any]:
     stats, fz = row["stats"], row.get("frozen")
+    api, torch, device, wall = env
     return {
         "script": hasher.sha(rel, stats.get(rel)),
         "deps": {d: hasher.sha(d, stats.get(d)) for d in row["deps"]},
-        "api": API_VERSION,
+        "api": api,
         "torch": torch,
         "device": device,
+        "wall": wall,
         "frozen": hasher.sha(fz, stats.get(fz)) if fz else None,
     }
 
@@ -160,15 +155,16 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
 
     results: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str]] = []
-    env = [API_VERSION, torch, device]
-    env_number = index.env_number(env)
+    # the environment a result is tied to; a sandboxed result also serves a --trust-local run, never the reverse
+    env = [API_VERSION, torch, device, warm.wall(options.trust_local)]
+    good_envs = {i for i, recorded in enumerate(index.envs) if warm.serves(recorded, env)}
     restored = False
     for slug in selected:
         rel = f"verify/{slug}.py"
         compact = None if config.force else index.rows.get(slug)
         if (
             compact is not None
-            and compact[0] == env_number
+            and compact[0] in good_envs
             and compact[2]["outcome"] != "timeout"
             and hasher.unchanged(compact[1])
         ):  # the warm path: same environment, every file as hashed last time
@@ -186,13 +182,13 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             todo.append((slug, "forced (--force)" if config.force else "no cached result"))
             continue
         result = row["result"]
-        if row["env"] == env and result["outcome"] != "timeout" and hasher.unchanged(row["stats"]):
+        if warm.serves(row["env"], env) and result["outcome"] != "timeout" and hasher.unchanged(row["stats"]):
             # an entry's row (no index): the same warm check, and the row goes back into the index
             index.put(slug, {**row, "stats": hasher.stats(list(row["stats"]))})
             restored = True
             results[slug] = {**result, "slug": slug, "cache": "hit", "reason": None}
             continue
-        new = _current_inputs(row, hasher, rel, torch, device)
+        new = _current_inputs(row, hasher, rel, env)
         why = cache.reasons(_old_inputs(row, rel), new, rel)
         if not why and result["outcome"] == "timeout":
             t = question_timeout(root, slug)
@@ -425,6 +421,7 @@ def _finish(
         "api": API_VERSION,
         "torch": torch,
         "device": options.device,
+        "wall": warm.wall(options.trust_local),
         "frozen": hasher.sha(frozen_path) if frozen_path else None,
         "frozen_path": frozen_path,
         "input_hash": ihash,
@@ -453,7 +450,7 @@ def _finish(
     brief = {k: v for k, v in result.items() if k not in {"slug", "kernels", "sandbox", "frozen_written"}}
     row = {
         "v": ROW_VERSION,
-        "env": [API_VERSION, torch, options.device],
+        "env": [API_VERSION, torch, options.device, warm.wall(options.trust_local)],
         "deps": sorted(deps),
         "frozen": frozen_path,
         "stats": stats,

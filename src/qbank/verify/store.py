@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .warm import INDEX_REL, INDEX_VERSION
+
 CACHE_DIR = Path(".qbank/cache")
 ENTRIES = CACHE_DIR / "entries"
-INDEX = CACHE_DIR / "index.json"
+INDEX = Path(INDEX_REL)
 DERIVATIONS = Path(".qbank/derivations")
-INDEX_VERSION = 3
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -78,7 +79,7 @@ class Index:
     twice as long as these four-item rows (``bench/verify.py``).
 
     ``rows``: slug -> ``[environment number, stats, result, frozen path or None]``; ``envs`` holds the
-    environments ``[api, runtime, device]`` the numbers point at; the dependencies are the stats' other files.
+    environments ``[api, runtime, device, wall]`` the numbers point at; the dependencies are the stats' other files.
     An entry's own ``index`` field keeps the full row (:meth:`row` and :meth:`put` convert).
     """
 
