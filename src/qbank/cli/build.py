@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 from pathlib import Path
@@ -47,6 +46,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _built_release(site: Path) -> str | None:
+    import json
+
     try:
         doc = json.loads((site / "qbank-build.json").read_text("utf-8"))
     except (OSError, ValueError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -12,6 +11,8 @@ from typing import TYPE_CHECKING, TypeAlias
 from ..problems import FORMATS, Report, render
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 EXIT_OK, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -57,6 +58,8 @@ def repo_root(args: argparse.Namespace) -> Path:
 
 def parse_date(text: str) -> dt.date:
     """A ``YYYY-MM-DD`` option value; anything else is a usage error."""
+    import datetime as dt  # here, not at the top: building the parser needs no date
+
     try:
         return dt.date.fromisoformat(text)
     except ValueError as exc:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import os
 import sys
 from dataclasses import asdict
@@ -50,6 +48,9 @@ def register(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def cmd_license(args: argparse.Namespace) -> int:
     """Manage license keys in the ledger (a local file or s3://bucket/key): mint, sell, import, revoke, list."""
+    import datetime as dt
+    import json
+
     from ..paywall.keys import KeyFormatError
     from ..paywall.ledger import LedgerError
     from ..paywall.ledger_store import StoreStats, default_location, mask_email, open_ledger_at

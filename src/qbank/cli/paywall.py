@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -108,6 +107,8 @@ def _identity() -> X25519PrivateKey:
 
 def cmd_paywall_keyslots(args: argparse.Namespace) -> int:
     """Deploy job: unseal the release key, read the ledger, write the site's keyslot files."""
+    import datetime as dt
+
     from ..paywall.keyslots import KeyslotError, run_keyslots
     identity = _identity()
     today = parse_date(args.today) if args.today else dt.date.today()
@@ -130,6 +131,8 @@ def cmd_paywall_keyslots(args: argparse.Namespace) -> int:
 
 def cmd_paywall_refresh(args: argparse.Namespace) -> int:
     """Scheduled: recompute the live release's keyslots from the ledger and upload only what changed."""
+    import datetime as dt
+
     from botocore.exceptions import BotoCoreError, ClientError
 
     from ..deploy import format_plan, make_client, parse_target

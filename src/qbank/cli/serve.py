@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +49,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _serve_preview(args: argparse.Namespace) -> int:
     """`qbank serve`: rebuild on every save; the first build prints every problem, later ones what is new."""
+    import datetime as dt
+    import signal
+
     from ..preview.serve import Rebuild, serve
 
     root = repo_root(args)

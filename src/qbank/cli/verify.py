@@ -4,7 +4,6 @@ shard reports (``--merge``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -122,6 +121,8 @@ def _read_plan(args: argparse.Namespace) -> dict[str, Any] | None:
 def _write_plan(root: Path, args: argparse.Namespace) -> int:
     """``--write-plan FILE``: every script into N shards by recorded run time (N: ``--shards`` or
     ``[tool.qbank] verify-shards``); nothing runs."""
+    import json
+
     from ..verify import store
     from ..verify.engine import discover
     from ..verify.shards.plan import PlanError, describe, make_plan, shard_count
