@@ -1,0 +1,7 @@
+"""``python -m qbank.cli``: the ``qbank`` console script."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
