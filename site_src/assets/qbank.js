@@ -1,4 +1,5 @@
-// qbank: the search page's Pagefind UI. Math needs no script: it is MathML, typeset at build time.
+// qbank: the search page's Pagefind UI, and the loader of the scripts only some pages use (the paywall,
+// the practice tests and drills). Math needs no script: it is MathML, typeset at build time.
 (function () {
   "use strict";
   var assets = document.currentScript.src.replace(/qbank\.js(\?.*)?$/, "");
@@ -6,6 +7,7 @@
   function add(src) {
     return new Promise(function (resolve, reject) {
       var el = document.createElement("script");
+      el.async = false; // inserted scripts run in the order they were added
       el.src = src;
       el.onload = resolve;
       el.onerror = reject;
@@ -129,7 +131,30 @@
     setTimeout(function () { pending = false; label(); }, 50);
   }).observe(document.body, { childList: true, subtree: true });
 
-  function page() { search(); label(); }
+  // Scripts only some pages use, fetched when a page view has what they work on, each once (with instant
+  // navigation they stay loaded and follow later pages through document$): the paywall where a page has a
+  // sealed section, an unlock button, a count of unlocked questions or a license link; the practice scripts
+  // where it has a test, a drill or the practice record. Other pages run neither (bench/lighthouse.py).
+  var NEEDS = [
+    [".qb-locked, .qb-premium, .qb-unlock-open, [data-qb-unlock-count]", ["paywall.js"]],
+    [".qbp-test, .qbp-drill, .qbp-progress", ["practice/store.js", "practice/practice.js", "practice/drill.js"]],
+  ];
+  var loading = {};
+  function need(names) {
+    // fetched in parallel, run in order (practice.js reads store.js's window.qbPractice when it starts)
+    return Promise.all(names.map(function (name) {
+      if (!loading[name]) loading[name] = add(assets + name);
+      return loading[name];
+    }));
+  }
+  function scripts() {
+    NEEDS.forEach(function (n) {
+      var wanted = document.querySelector(n[0]) || (n[1][0] === "paywall.js" && /^#license=/.test(location.hash));
+      if (wanted) need(n[1]).catch(function () { /* a failed load leaves the page as served */ });
+    });
+  }
+
+  function page() { scripts(); search(); label(); }
   if (window.document$) {
     window.document$.subscribe(page);
   } else {
