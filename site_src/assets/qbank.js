@@ -77,10 +77,18 @@
     more.hidden = true;
     root.append(form, message, list, more);
 
+    // Pagefind's script and WebAssembly load on first use (focus, a query, or a query in the address), not
+    // with the page: a visit that searches nothing fetches none of it (bench/lighthouse.py)
     var site = new URL("..", assets);
-    var api = import(new URL("pagefind/pagefind.js", site).href).then(function (pf) {
-      return pf.options({ baseUrl: site.pathname }).then(function () { return pf; });
-    });
+    var api = null;
+    function pagefind() {
+      if (!api) {
+        api = import(new URL("pagefind/pagefind.js", site).href).then(function (pf) {
+          return pf.options({ baseUrl: site.pathname }).then(function () { return pf; });
+        });
+      }
+      return api;
+    }
     var shown = [], next = 0, current = "";
 
     function page() {
@@ -98,7 +106,7 @@
       if (q) url.searchParams.set("q", q); else url.searchParams.delete("q");
       history.replaceState(history.state, "", url.pathname + url.search);
       if (!q) { list.textContent = ""; message.textContent = ""; more.hidden = true; return; }
-      api.then(function (pf) { return pf.debouncedSearch(q, {}, 250); }).then(function (found) {
+      pagefind().then(function (pf) { return pf.debouncedSearch(q, {}, 250); }).then(function (found) {
         if (!found || q !== current) return; // a later query superseded this one
         list.textContent = "";
         shown = found.results; next = 0;
@@ -108,6 +116,7 @@
       }).catch(function () { message.textContent = "Search could not load. Reload the page and try again."; });
     }
 
+    input.addEventListener("focus", function () { pagefind().catch(function () { api = null; }); });
     input.addEventListener("input", function () { run(input.value.trim()); });
     form.addEventListener("submit", function (ev) { ev.preventDefault(); run(input.value.trim()); });
     more.addEventListener("click", function () { page(); });
