@@ -61,6 +61,7 @@ def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
             page.on("request", lambda r: fetched.append(r.url))
             page.goto(base + "search/", wait_until="networkidle")
             assert not [u for u in fetched if "/pagefind/" in u], fetched  # nothing until the reader searches
+            assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
             page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
             expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
             assert page.locator(".pagefind-ui__result-link").count() > 0

@@ -34,7 +34,7 @@ def test_scripts_load_only_where_used_and_after_instant_navigation(site: Path) -
             page.on("request", lambda r: fetched.append(r.url))
 
             page.goto(base + "about/", wait_until="networkidle")
-            assert own_scripts(fetched) == {"qbank.js"}, fetched  # nothing to unlock, no drill
+            assert own_scripts(fetched) == {"qbank.js"}, fetched  # nothing to unlock, no drill, no search UI
 
             fetched.clear()
             page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
