@@ -14,8 +14,15 @@ on a shared machine falls on both alike; each row records the load average befor
 throttles by simulation: under CPU contention the blocking time of both sides inflates, so read the ratio.
 Each run's costliest scripts (``bootup-time``) and requests (``network-requests``) go to ``--out`` as well.
 
+Plain mkdocs-material fetches its whole search index on every page, which qbank does not (Pagefind loads on
+the search page's first use); each row also gives plain's bytes without its search requests
+(``plain_bytes_without_search``) and qbank's ratio to that, the stricter comparison.
+
     python bench/lighthouse.py [--runs 3] [--pages question-free,pricing] [--forms mobile] \
-        [--out test-artifacts/lighthouse.json]
+        [--sites DIR] [--out test-artifacts/lighthouse.json]
+
+``--sites DIR`` keeps both built sites in DIR and reuses them when present (e.g. a mobile and a desktop
+process on one build).
 """
 
 from __future__ import annotations
@@ -169,6 +176,15 @@ def lighthouse(url: str, desktop: bool) -> dict[str, Any]:
     return {"figures": figures, "costs": costs(report)}
 
 
+SEARCH_REQUESTS = ("/search/search_index.json", "/assets/javascripts/workers/search.")
+"""Plain mkdocs-material's search: its index and its worker, fetched on every page."""
+
+
+def without_search(requests: list[dict[str, Any]]) -> int:
+    """Bytes of a run's requests less plain mkdocs-material's search."""
+    return sum(int(r["bytes"]) for r in requests if not any(s in r["url"] for s in SEARCH_REQUESTS))
+
+
 def load() -> float:
     """The one-minute load average (other processes on a shared machine slow both sides)."""
     return round(os.getloadavg()[0], 2)
@@ -218,9 +234,12 @@ def main() -> None:
                 med = {site: {k: statistics.median(r["figures"][k] for r in rs) for k in rs[0]["figures"]}
                        for site, rs in runs.items()}  # fmt: skip
                 q, p = med["qbank"], med["plain"]
+                bare = statistics.median(without_search(r["costs"]["requests"]) for r in runs["plain"])
                 rows.append({"page": page, "form": form, "qbank": q, "plain": p,
                              "tbt_ratio": round(q["tbt_ms"] / p["tbt_ms"], 2) if p["tbt_ms"] else None,
-                             "bytes_ratio": round(q["bytes"] / p["bytes"], 2), "load": [before, load()],
+                             "bytes_ratio": round(q["bytes"] / p["bytes"], 2), "plain_bytes_without_search": bare,
+                             "bytes_ratio_without_search": round(q["bytes"] / bare, 2) if bare else None,
+                             "load": [before, load()],
                              "runs": {site: [r["figures"] for r in rs] for site, rs in runs.items()}})
                 print(json.dumps({k: v for k, v in rows[-1].items() if k != "runs"}), flush=True)
                 details.append({"page": page, "form": form,
@@ -230,12 +249,14 @@ def main() -> None:
             server.shutdown()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    head = "| page | form | site | perf | a11y | best pr. | SEO | TBT ms | KiB | TBT × | bytes × | load |"
-    print(head + "\n|" + " --- |" * 12)
+    head = "| page | form | site | perf | a11y | best pr. | SEO | TBT ms | KiB | TBT × | bytes × | w/o search | load |"
+    print(head + "\n|" + " --- |" * 13)
     for r in rows:
         for site in ("qbank", "plain"):
             f = r[site]
-            ratios = f"{r['tbt_ratio']} | {r['bytes_ratio']}" if site == "qbank" else " | "
+            ratios = " | | "
+            if site == "qbank":
+                ratios = f"{r['tbt_ratio']} | {r['bytes_ratio']} | {r['bytes_ratio_without_search']}"
             ratios += f" | {r['load'][0]}–{r['load'][1]}" if site == "qbank" else " | "
             scores = " | ".join(f"{f[c]:.0f}" for c in CATEGORIES)
             weight = f"{f['tbt_ms']:.0f} | {f['bytes'] / 1024:.0f}"
