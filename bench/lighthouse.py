@@ -7,7 +7,22 @@ Lighthouse 12.2.3 (``make bench-lighthouse``; 13 needs Node 22) runs mobile and 
 each per page type and site, against Debian's Chromium; the table gives medians of each category score,
 the total blocking time and the transferred bytes, and the qbank/plain ratio of the last two.
 
-    python bench/lighthouse.py [--runs 3] [--pages question-free,pricing] [--out test-artifacts/lighthouse.json]
+The plain side is mkdocs-material as shipped over the same Markdown: the same theme settings, but none of
+this site's own stylesheets or scripts (``extra_css``, ``extra_javascript``), no hooks and material's own
+search. Runs alternate between the sites (qbank, plain, plain, qbank, ...) so that load from other processes
+on a shared machine falls on both alike; each row records the load average before and after it. Lighthouse
+throttles by simulation: under CPU contention the blocking time of both sides inflates, so read the ratio.
+Each run's costliest scripts (``bootup-time``) and requests (``network-requests``) go to ``--out`` as well.
+
+Plain mkdocs-material fetches its whole search index on every page, which qbank does not (Pagefind loads on
+the search page's first use); each row also gives plain's bytes without its search requests
+(``plain_bytes_without_search``) and qbank's ratio to that, the stricter comparison.
+
+    python bench/lighthouse.py [--runs 3] [--pages question-free,pricing] [--forms mobile] \
+        [--sites DIR] [--out test-artifacts/lighthouse.json]
+
+``--sites DIR`` keeps both built sites in DIR and reuses them when present (e.g. a mobile and a desktop
+process on one build).
 """
 
 from __future__ import annotations
@@ -40,6 +55,10 @@ PAGES = {
     "question-premium": "questions/gqa-vs-mla-kv-per-gpu-with-tp/",
     "concept": "concepts/kv-cache/",
     "pricing": "pricing/",
+    "company": "companies/xai/",
+    "search": "search/",
+    "practice-test": "practice/batching-and-preemption/",
+    "practice-drill": "practice/drills/kv-size-gqa-mla-tp/",
 }
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 TEXT = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".mjs"}
@@ -107,12 +126,40 @@ def build_both(tmp: Path) -> tuple[Path, Path]:
     plain = tmp / "plain"
     plain.mkdir()
     write_plain(source, plain)
+    strip_own_assets(plain / "mkdocs.yml")
     timed(plain, tmp / "site-plain")
     return result.site_dir, tmp / "site-plain"
 
 
-def lighthouse(url: str, desktop: bool) -> dict[str, float]:
-    """One Lighthouse run: category scores (0-100), total blocking time (ms) and transferred bytes."""
+def strip_own_assets(config_file: Path) -> None:
+    """Plain mkdocs-material as shipped: drop this site's own stylesheets and scripts from the config."""
+    import yaml
+
+    config = yaml.safe_load(config_file.read_text())
+    for key in ("extra_css", "extra_javascript"):
+        config.pop(key, None)
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+
+
+def costs(report: dict[str, Any]) -> dict[str, Any]:
+    """What a run spent: main-thread time per script and per kind of work, long tasks, and every request."""
+    audits = report["audits"]
+
+    def items(name: str) -> list[dict[str, Any]]:
+        return list((audits.get(name, {}).get("details") or {}).get("items") or [])
+
+    return {
+        "bootup": [{"url": i["url"], "total": round(i.get("total", 0)), "scripting": round(i.get("scripting", 0))}
+                   for i in items("bootup-time")],
+        "mainthread": {i["groupLabel"]: round(i["duration"]) for i in items("mainthread-work-breakdown")},
+        "long_tasks": [{"url": i.get("url"), "ms": round(i["duration"])} for i in items("long-tasks")],
+        "requests": [{"url": i["url"], "bytes": i.get("transferSize", 0), "type": i.get("resourceType")}
+                     for i in items("network-requests")],
+    }  # fmt: skip
+
+
+def lighthouse(url: str, desktop: bool) -> dict[str, Any]:
+    """One Lighthouse run: category scores (0-100), total blocking time (ms), transferred bytes, and costs."""
     cmd = [
         "node", str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
         f"--only-categories={','.join(CATEGORIES)}", "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
@@ -126,46 +173,91 @@ def lighthouse(url: str, desktop: bool) -> dict[str, float]:
     audits = report["audits"]
     figures["tbt_ms"] = audits["total-blocking-time"]["numericValue"]
     figures["bytes"] = audits["total-byte-weight"]["numericValue"]
-    return figures
+    return {"figures": figures, "costs": costs(report)}
+
+
+SEARCH_REQUESTS = ("/search/search_index.json", "/assets/javascripts/workers/search.")
+"""Plain mkdocs-material's search: its index and its worker, fetched on every page."""
+
+
+def without_search(requests: list[dict[str, Any]]) -> int:
+    """Bytes of a run's requests less plain mkdocs-material's search."""
+    return sum(int(r["bytes"]) for r in requests if not any(s in r["url"] for s in SEARCH_REQUESTS))
+
+
+def load() -> float:
+    """The one-minute load average (other processes on a shared machine slow both sides)."""
+    return round(os.getloadavg()[0], 2)
+
+
+def write(out: Path, runs: int, rows: list[dict[str, Any]], details: list[dict[str, Any]]) -> None:
+    """The medians (``out``) and each run's costs (``out`` with ``.costs.json``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"runs": runs, "compression": "br" if brotli else "gzip", "rows": rows}, indent=1))
+    out.with_suffix(".costs.json").write_text(json.dumps(details, indent=1))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Lighthouse: qbank's site against plain mkdocs-material")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pages", default=",".join(PAGES), help="page types, comma-separated")
+    parser.add_argument("--sites", type=Path, help="keep the built sites here; reuse them when present")
+    parser.add_argument("--forms", default="mobile,desktop", help="mobile, desktop or both")
     parser.add_argument("--out", type=Path, default=REPO / "test-artifacts" / "lighthouse.json")
     args = parser.parse_args()
     if not LIGHTHOUSE.is_file():
         raise SystemExit(f"{LIGHTHOUSE} is missing: make bench-lighthouse")
     tmp = Path(tempfile.mkdtemp(prefix="qbank-lighthouse-"))
+    details: list[dict[str, Any]] = []
     try:
-        qbank_site, plain_site = build_both(tmp)
+        if args.sites and (args.sites / "qbank" / "index.html").is_file():
+            qbank_site, plain_site = args.sites / "qbank", args.sites / "plain"
+        else:
+            qbank_site, plain_site = build_both(tmp)
+            if args.sites:
+                shutil.copytree(qbank_site, args.sites / "qbank")
+                shutil.copytree(plain_site, args.sites / "plain")
         servers = {name: serve(folder) for name, folder in (("qbank", qbank_site), ("plain", plain_site))}
         rows: list[dict[str, Any]] = []
         for page in args.pages.split(","):
-            for form in ("mobile", "desktop"):
-                med: dict[str, dict[str, float]] = {}
-                for site, (_, base) in servers.items():
-                    runs = [lighthouse(base + PAGES[page], form == "desktop") for _ in range(args.runs)]
-                    med[site] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            missing = [site for site, folder in (("qbank", qbank_site), ("plain", plain_site))
+                       if not (folder / PAGES[page] / "index.html").is_file()]  # fmt: skip
+            if missing:  # the practice pages come from practice/, which the plain copy does not render
+                print(f"{page}: not compared, no such page on {' and '.join(missing)}", flush=True)
+                continue
+            for form in args.forms.split(","):
+                before = load()
+                runs: dict[str, list[dict[str, Any]]] = {"qbank": [], "plain": []}
+                for i in range(args.runs):  # alternate: qbank, plain, plain, qbank, qbank, plain, ...
+                    for site in ("qbank", "plain") if i % 2 == 0 else ("plain", "qbank"):
+                        runs[site].append(lighthouse(servers[site][1] + PAGES[page], form == "desktop"))
+                med = {site: {k: statistics.median(r["figures"][k] for r in rs) for k in rs[0]["figures"]}
+                       for site, rs in runs.items()}  # fmt: skip
                 q, p = med["qbank"], med["plain"]
+                bare = statistics.median(without_search(r["costs"]["requests"]) for r in runs["plain"])
                 rows.append({"page": page, "form": form, "qbank": q, "plain": p,
                              "tbt_ratio": round(q["tbt_ms"] / p["tbt_ms"], 2) if p["tbt_ms"] else None,
-                             "bytes_ratio": round(q["bytes"] / p["bytes"], 2)})
-                print(json.dumps(rows[-1]), flush=True)
+                             "bytes_ratio": round(q["bytes"] / p["bytes"], 2), "plain_bytes_without_search": bare,
+                             "bytes_ratio_without_search": round(q["bytes"] / bare, 2) if bare else None,
+                             "load": [before, load()],
+                             "runs": {site: [r["figures"] for r in rs] for site, rs in runs.items()}})
+                print(json.dumps({k: v for k, v in rows[-1].items() if k != "runs"}), flush=True)
+                details.append({"page": page, "form": form,
+                                "costs": {site: [r["costs"] for r in rs] for site, rs in runs.items()}})
+                write(args.out, args.runs, rows, details)  # after each row: a long run stopped keeps its rows
         for server, _ in servers.values():
             server.shutdown()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"runs": args.runs, "compression": "br" if brotli else "gzip", "rows": rows},
-                                   indent=1))
-    head = "| page | form | site | perf | a11y | best pr. | SEO | TBT ms | KiB | TBT × | bytes × |"
-    print(head + "\n|" + " --- |" * 11)
+    head = "| page | form | site | perf | a11y | best pr. | SEO | TBT ms | KiB | TBT × | bytes × | w/o search | load |"
+    print(head + "\n|" + " --- |" * 13)
     for r in rows:
         for site in ("qbank", "plain"):
             f = r[site]
-            ratios = f"{r['tbt_ratio']} | {r['bytes_ratio']}" if site == "qbank" else " | "
+            ratios = " | | "
+            if site == "qbank":
+                ratios = f"{r['tbt_ratio']} | {r['bytes_ratio']} | {r['bytes_ratio_without_search']}"
+            ratios += f" | {r['load'][0]}–{r['load'][1]}" if site == "qbank" else " | "
             scores = " | ".join(f"{f[c]:.0f}" for c in CATEGORIES)
             weight = f"{f['tbt_ms']:.0f} | {f['bytes'] / 1024:.0f}"
             print(f"| {r['page']} | {r['form']} | {site} | {scores} | {weight} | {ratios} |")

@@ -58,8 +58,8 @@ def visit(base: str) -> tuple[list[str], list[str]]:
             page.goto(base, wait_until="networkidle")
             page.locator("footer .qb-footer__links a", has_text="Search").first.click()  # search lives in the header
             page.wait_for_url("**/search/")
-            # Pagefind's UI (loaded by qbank.js) fetches its WebAssembly and index chunks once a query is typed;
-            # on a timeout the assertion on the titles says what was shown instead
+            # Pagefind's UI (search.js, which qbank.js loads on the search page) fetches its WebAssembly and index
+            # chunks once a query is typed; on a timeout the assertion on the titles says what was shown instead
             with contextlib.suppress(PlaywrightTimeout):
                 page.locator(".pagefind-ui__search-input").press_sequentially("kv cache", delay=30, timeout=5000)
                 page.wait_for_selector(".pagefind-ui__result-link", timeout=5000)

@@ -56,6 +56,15 @@ def test_placeholder_and_block_escape_headings() -> None:
     assert "320 GiB of cache" in block and "{=kv}" not in block
 
 
+def test_section_headings_drop_claim_markers() -> None:
+    # a number in a premium section's heading may carry its binding; the placeholder shows the heading
+    heading = "The 1M-token{=context_1m} request"
+    block = premium_block(heading, f"## {heading}\n\nbody\n", 1, "0" * 32)
+    assert b"The 1M-token request".hex() in block  # the heading travels hex-encoded in the seal marker
+    text = locked_placeholder(heading, 120, 1, "../pricing.md")
+    assert text.startswith("## The 1M-token request\n") and "{=" not in text
+
+
 def test_claim_markers_stripped_everywhere(pages: dict[str, Page]) -> None:
     md = pages["questions/kv-per-request.md"].markdown
     assert "With 80 layers, 8 KV heads of 128 dimensions in BF16 that is 320 KiB\nper token." in md

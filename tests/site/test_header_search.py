@@ -47,3 +47,24 @@ def test_header_search_finds_labelled_results(site: Path) -> None:
             assert "q=fp8" in page.url
         finally:
             browser.close()
+
+
+def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
+    sync_playwright = playwright_or_skip()
+    from playwright.sync_api import expect
+
+    with serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            fetched: list[str] = []
+            page.on("request", lambda r: fetched.append(r.url))
+            page.goto(base + "search/", wait_until="networkidle")
+            assert not [u for u in fetched if "/pagefind/" in u], fetched  # nothing until the reader searches
+            assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
+            page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
+            expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
+            assert page.locator(".pagefind-ui__result-link").count() > 0
+            assert any(u.endswith("/pagefind/pagefind.js") for u in fetched), fetched
+        finally:
+            browser.close()

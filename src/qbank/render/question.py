@@ -55,6 +55,7 @@ def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str
     ``pricing_href`` is a link mkdocs resolves (e.g. ``../pricing.md`` from a question page). The paywall
     reuses this function for what readers see before they unlock a section.
     """
+    heading = strip_markers(heading).strip()  # a number in a section's heading may carry its binding
     return fragment(
         "locked-section.md.j2",
         premium_class=PREMIUM_CLASS,
@@ -77,7 +78,7 @@ def premium_block(heading: str, markdown: str, index: int, token: str, summary: 
 
     Everything between the markers is sealed whatever HTML it holds (see ``qbank.seal.regions``).
     """
-    return wrap(token, "premium", index, strip_markers(markdown), heading, summary)
+    return wrap(token, "premium", index, strip_markers(markdown), strip_markers(heading).strip(), summary)
 
 
 def free_block(markdown: str, index: int, token: str) -> str:
@@ -87,6 +88,7 @@ def free_block(markdown: str, index: int, token: str) -> str:
 
 def preview_block(heading: str, markdown: str, index: int, token: str) -> str:
     """`qbank serve` only: a premium section shown in full under a clear marker (never sealed, never built)."""
+    heading = strip_markers(heading).strip()
     region = Markup(wrap(token, "preview", index, strip_markers(markdown), heading))
     return fragment("preview-section.md.j2", preview_class=PREVIEW_CLASS, index=index, heading=heading, region=region)
 
