@@ -42,6 +42,7 @@ $(NODE_STAMP): package.json package-lock.json
 
 # Lighthouse 12.2.3 (13 needs Node 22) for bench/lighthouse.py only: not needed by the tests.
 bench-lighthouse: $(STAMP) browser
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
 	cd bench/lighthouse && npm ci --no-audit --no-fund --loglevel=error
 
 # Debian's bubblewrap is the wall around verification scripts (qbank fails closed without it).
