@@ -19,6 +19,7 @@ from typing import Any
 from ..corpus import Corpus
 from ..memo import Memo
 from ..problems import Level, Problem, Report
+from ..render.pages import PageMemo
 from ..render.seo import PageMeta
 from ..render.settings import Settings
 from ..seal.regions import new_token
@@ -57,6 +58,8 @@ class Session:
     """Their docs paths: their HTML and social card in the site folder are current."""
     layout: tuple[tuple[str, int], ...] = ()
     """The layout fingerprint of the last successful build (see ``serve.layout_fingerprint``)."""
+    pages: PageMemo = field(default_factory=PageMemo)
+    """Question pages rendered by earlier builds, reused while their inputs are the same (``render.pages``)."""
     theme: ThemeMemo = field(default_factory=ThemeMemo)
     """Compiled theme templates and the theme's file list, kept between builds (``preview.theme``)."""
     seal_token: str = field(default_factory=new_token, repr=False)
