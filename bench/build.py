@@ -71,7 +71,15 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     catalog = root / "questions" / "_catalog"
     topics = [t["slug"] for t in yaml.safe_load((catalog / "topics.yaml").read_text())["topics"]]
-    concepts = [c["slug"] for c in yaml.safe_load((catalog / "concepts.yaml").read_text())["concepts"]]
+    concept_items = yaml.safe_load((catalog / "concepts.yaml").read_text())["concepts"]
+    concepts = [c["slug"] for c in concept_items]
+    # an explanation's worked numbers bind to a real question's script, which a synthetic bank lacks: without
+    # them the bank is valid (a bank with errors is refused by the build and by ``write_plain``)
+    for c in concept_items:
+        c.pop("explanation", None)
+        c.pop("worked_example", None)
+    (catalog / "concepts.yaml").write_text(yaml.safe_dump({"concepts": concept_items}, sort_keys=False,
+                                                          allow_unicode=True))
     companies = [c["slug"] for c in yaml.safe_load((catalog / "companies.yaml").read_text())["companies"]]
     (root / "answers").mkdir()
     (root / "verify").mkdir()
