@@ -62,7 +62,7 @@ def suggest(name: str, known: list[str]) -> str:
     return _suggestion(name, tuple(known))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _suggestion(name: str, known: tuple[str, ...]) -> str:
     """:func:`suggest`, kept by its inputs: `qbank serve` reports the same unknown names on every save, and
     each one is compared with every known slug (a thousand questions for an unknown question)."""

@@ -20,6 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mkdocs.livereload import LiveReloadServer
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers.api import ObservedWatch
 
 from ..build import PRELOADED
 from ..pipeline import check_all
@@ -171,6 +173,11 @@ BUILD_DELAY_S = 0.05
 within milliseconds; an editor's write-then-rename is one burst too."""
 
 
+SAVE_EVENTS = ("created", "deleted", "modified", "moved", "closed")
+"""The file events that are a save. inotify also reports a file opened or closed after reading: the check and the
+build read every watched file, so with those each rebuild would set off the next one."""
+
+
 def listen_for_saves(server: LiveReloadServer) -> None:
     """Hear saves from the kernel (inotify on Linux) instead of mkdocs' polling, which every 0.5 s stats every
     watched file (3,000 at 1,000 questions): a save waited 0.25 s on average, and CPU time, before its rebuild.
@@ -178,7 +185,21 @@ def listen_for_saves(server: LiveReloadServer) -> None:
     from watchdog.observers import Observer
 
     server.observer = Observer()  # type: ignore[assignment]  # any observer: mkdocs only schedules and starts it
+    schedule = server.observer.schedule
+
+    def schedule_saves(handler: FileSystemEventHandler, path: str, *, recursive: bool = False) -> ObservedWatch:
+        return schedule(handler, path, recursive=recursive, event_filter=save_event_types())
+
+    setattr(server.observer, "schedule", schedule_saves)  # noqa: B010 - mkdocs' watch() schedules without a filter
     server.build_delay = BUILD_DELAY_S
+
+
+def save_event_types() -> list[type[FileSystemEvent]]:
+    """The watchdog event classes of :data:`SAVE_EVENTS`, for files and folders."""
+    from watchdog import events
+
+    kinds = [getattr(events, f"{who}{what.capitalize()}Event", None) for what in SAVE_EVENTS for who in ("File", "Dir")]
+    return [k for k in kinds if isinstance(k, type) and issubclass(k, events.FileSystemEvent)]
 
 
 def _primed(emitter: object) -> bool:
