@@ -46,7 +46,7 @@ def on_config(config: Any) -> Any:
     # `qbank build` has loaded, checked (and refused a corpus with errors) already; reuse its corpus
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
-    pages = render_pages(corpus, settings, dates)
+    pages = render_pages(corpus, settings, dates, session.pages if session else None)
     _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session)
     _STATE["practice_assets"] = asset_files(root, any(p.meta.kind == "practice-drill" for p in pages))
     paywall.on_config(config)

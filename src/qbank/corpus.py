@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -58,6 +59,13 @@ class Corpus:
 
 def suggest(name: str, known: list[str]) -> str:
     """A ' (did you mean ...?)' suffix when a close match exists."""
+    return _suggestion(name, tuple(known))
+
+
+@lru_cache(maxsize=256)
+def _suggestion(name: str, known: tuple[str, ...]) -> str:
+    """:func:`suggest`, kept by its inputs: `qbank serve` reports the same unknown names on every save, and
+    each one is compared with every known slug (a thousand questions for an unknown question)."""
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -378,6 +386,27 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
     report.extend(problems)
 
 
+def _load_catalog(
+    root: Path, rel: str, key: str, model: type[M], report: Report, invalid: set[str], memo: Memo | None
+) -> list[tuple[M, Pos, Located, int]]:
+    """:func:`_load_list`, reused from ``memo`` while the file keeps its modification time and size."""
+    try:
+        st = (root / rel).stat()
+    except OSError:
+        memo = None
+    if memo is None:
+        return _load_list(root, rel, key, model, report, invalid)
+    memo_key = (rel, st.st_mtime_ns, st.st_size)
+    if memo_key not in memo.loaded:
+        own, bad = Report(), set[str]()
+        memo.loaded[memo_key] = (_load_list(root, rel, key, model, own, bad), own, bad)
+    items, own, bad = memo.loaded[memo_key]
+    report.extend(own.problems)
+    report.files += own.files
+    invalid |= bad
+    return list(items)
+
+
 def _load_question(path: Path, rel: str, memo: Memo | None) -> tuple[Question | None, Located | None, list[Problem]]:
     if memo is None:
         return load_model(path, rel, Question)
@@ -405,7 +434,7 @@ def load_corpus(root: Path, memo: Memo | None = None) -> tuple[Corpus, Report]:
         ("concepts", "concepts", Concept),
     ):
         rel = f"{CATALOG}/{name}.yaml"
-        items: list[Any] = _load_list(root, rel, key, model, report, corpus.invalid)
+        items: list[Any] = _load_catalog(root, rel, key, model, report, corpus.invalid, memo)
         if items:
             corpus.positions[rel] = items[0][2]
         target: dict[str, Any] = getattr(corpus, name)

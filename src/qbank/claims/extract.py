@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.admon import admon_plugin
@@ -322,7 +323,18 @@ def _attach(found: list[Found], text: str, markers: list[tuple[int, Marker]]) ->
 
 
 def extract(text: str) -> tuple[list[Quantity], list[Marker]]:
-    """Quantities of a Markdown document in source order, and markers that follow no quantity."""
+    """Quantities of a Markdown document in source order, and markers that follow no quantity.
+
+    Pure in ``text``, so results are kept by text (``_extracted``): `qbank serve` re-checks every answer, concept
+    explanation and question field on each save, and only the changed texts are extracted again.
+    """
+    quantities, orphans = _extracted(text)
+    return list(quantities), list(orphans)
+
+
+@lru_cache(maxsize=1 << 16)
+def _extracted(text: str) -> tuple[tuple[Quantity, ...], tuple[Marker, ...]]:
+    """:func:`extract` of a text not seen lately (its results are frozen dataclasses, shared safely)."""
     quantities: list[Quantity] = []
     orphans: list[Marker] = []
     table: dict[str, Marker] = {}
@@ -354,7 +366,7 @@ def extract(text: str) -> tuple[list[Quantity], list[Marker]]:
             )
             quantities.append(quantity)
     quantities.sort(key=lambda q: (q.line, q.col))
-    return quantities, orphans
+    return tuple(quantities), tuple(orphans)
 
 
 def strip_markers(markdown: str) -> str:

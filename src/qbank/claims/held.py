@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..answers import code_fence_lines
 from .extract import CODE_SPAN_RE, HTML_RE, LINK_TARGET_RE, Quantity
@@ -50,6 +51,12 @@ def _masked(text: str) -> str:
 
 def held_spans(text: str) -> list[Held]:
     """Every quotation and every sentence marked ``{?}`` in a Markdown document."""
+    return list(_held_spans(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _held_spans(text: str) -> tuple[Held, ...]:
+    """:func:`held_spans`, kept by text (`qbank serve` re-checks every answer and field on each save)."""
     masked = _masked(text)
     spans = [Held(m.start(), m.end(), "quoted") for m in QUOTE_RE.finditer(masked)]
     for m in TESTED_RE.finditer(masked):
@@ -57,7 +64,7 @@ def held_spans(text: str) -> list[Held]:
         ends = list(SENTENCE_END_RE.finditer(before))
         start = ends[-1].end() if ends else 0
         spans.append(Held(start, m.end(), "tested"))
-    return spans
+    return tuple(spans)
 
 
 def held_numbers(text: str, quantities: Iterable[Quantity]) -> dict[tuple[int, int], str]:

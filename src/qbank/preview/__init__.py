@@ -19,9 +19,11 @@ from typing import Any
 from ..corpus import Corpus
 from ..memo import Memo
 from ..problems import Level, Problem, Report
+from ..render.pages import PageMemo
 from ..render.seo import PageMeta
 from ..render.settings import Settings
 from ..seal.regions import new_token
+from .theme import ThemeMemo
 
 FLAG = "preview"
 PREMIUM_CLASS = "qb-preview-premium"
@@ -56,6 +58,10 @@ class Session:
     """Their docs paths: their HTML and social card in the site folder are current."""
     layout: tuple[tuple[str, int], ...] = ()
     """The layout fingerprint of the last successful build (see ``serve.layout_fingerprint``)."""
+    pages: PageMemo = field(default_factory=PageMemo)
+    """Question pages rendered by earlier builds, reused while their inputs are the same (``render.pages``)."""
+    theme: ThemeMemo = field(default_factory=ThemeMemo)
+    """Compiled theme templates and the theme's file list, kept between builds (``preview.theme``)."""
     seal_token: str = field(default_factory=new_token, repr=False)
     """The region-marker token of every build of this session (a build draws its own). Drawn per build, it
     changed every generated page's Markdown, so no save could keep an unchanged page's HTML; drawn per session

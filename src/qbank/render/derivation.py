@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..verify.store import latest_result
+from ..verify.store import derivation_path, entry_path, latest_result
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,33 @@ def from_result(root: Path, result: dict[str, Any]) -> Derivation:
 
 
 def latest(root: Path, slug: str) -> Derivation | None:
-    """The latest verification result of a question, or None when it has none (or nothing to show)."""
+    """The latest verification result of a question, or None when it has none (or nothing to show).
+
+    Kept while the stored entry and derivation keep their modification time and size: every build reads the
+    derivation of each question twice (its page, the premium-text check), and `qbank serve` builds on each save.
+    """
+    stamp = tuple(_file_stamp(p) for p in (entry_path(root, slug), derivation_path(root, slug)))
+    key = (str(root), slug)
+    kept = _LATEST.get(key)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    found = _latest(root, slug)
+    _LATEST[key] = (stamp, found)
+    return found
+
+
+_LATEST: dict[tuple[str, str], tuple[tuple[tuple[int, int, int] | None, ...], Derivation | None]] = {}
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _latest(root: Path, slug: str) -> Derivation | None:
     result = latest_result(root, slug)
     if result is None:
         return None

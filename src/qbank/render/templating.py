@@ -21,6 +21,7 @@ def _env() -> Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # package files: no stat of the template on each of a build's thousands of fragments
     )
 
 

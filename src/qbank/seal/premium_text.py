@@ -184,6 +184,8 @@ class PremiumPrints:
     short: list[tuple[str, Source]] = field(default_factory=list)
     length: dict[int, int] = field(default_factory=dict)
     """Words of each source (by ``id``): a source shorter than ``MIN_WORDS`` is a repeat when it is all there."""
+    compared: dict[Source, Duplicate | None] = field(default_factory=dict)
+    """Free texts already compared with these fingerprints, and their first repeat (:func:`duplicates`)."""
 
     @classmethod
     def of(cls, sources: Iterable[Source], shared: dict[str, set[tuple[str, ...]]] | None = None) -> PremiumPrints:
@@ -220,6 +222,13 @@ class PremiumPrints:
         return prints
 
 
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def shingles(text: str) -> frozenset[tuple[str, ...]]:
+    """Every run of ``K`` consecutive words of a text, positions dropped (memoized by text, like its words)."""
+    ws = [w for w, _, _ in located_words(text)]
+    return frozenset(tuple(ws[i : i + K]) for i in range(len(ws) - K + 1))
+
+
 def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
     """Per premium question, the runs of its script's committed source that another committed file shows.
 
@@ -231,21 +240,17 @@ def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
     """
     from ..answers import FreeText
 
-    def runs(text: str) -> set[tuple[str, ...]]:
-        ws = [w for w, _, _ in located_words(text)]
-        return {tuple(ws[i : i + K]) for i in range(len(ws) - K + 1)}
-
-    scripts: dict[str, set[tuple[str, ...]]] = {}
+    scripts: dict[str, frozenset[tuple[str, ...]]] = {}
     for slug, path in corpus.verify_scripts.items():
         try:
-            scripts[slug] = runs(path.read_text(encoding="utf-8"))
+            scripts[slug] = shingles(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
     free: set[tuple[str, ...]] = set()
     for answer in corpus.answers.values():
         for part in answer.parts:
             if isinstance(part, FreeText):
-                free |= runs(part.markdown)
+                free |= shingles(part.markdown)
     # how many scripts show each run: one of a script's runs is in another script when two or more show it
     # (counted once, not a union of all the other scripts per question: that was quadratic in the bank)
     in_scripts = Counter(r for rs in scripts.values() for r in rs)
@@ -258,8 +263,18 @@ def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
 
 
 def premium_prints(corpus: Corpus) -> PremiumPrints:
-    """The fingerprints of every premium text of the corpus."""
-    return PremiumPrints.of(premium_sources(corpus), shared_code(corpus))
+    """The fingerprints of every premium text of the corpus.
+
+    Kept by their inputs (every premium source and the shared runs): a save that changes no premium text
+    (most saves in `qbank serve`) reuses the last fingerprints, and with them the free texts already compared.
+    """
+    shared = shared_code(corpus)
+    return _prints(tuple(premium_sources(corpus)), tuple(sorted((s, frozenset(r)) for s, r in shared.items())))
+
+
+@functools.lru_cache(maxsize=2)
+def _prints(sources: tuple[Source, ...], shared: tuple[tuple[str, frozenset[tuple[str, ...]]], ...]) -> PremiumPrints:
+    return PremiumPrints.of(sources, {slug: set(runs) for slug, runs in shared})
 
 
 def repeats(ws: list[str], prints: PremiumPrints, min_words: int = MIN_WORDS) -> Iterator[tuple[int, Source, int]]:
@@ -295,20 +310,27 @@ def duplicates(corpus: Corpus) -> list[Duplicate]:
     prints = premium_prints(corpus)
     found: list[Duplicate] = []
     for free in free_sources(corpus):
-        located = located_words(free.text, free.line)
-        ws = [w for w, _, _ in located]
-        for i, owner, n in repeats(ws, prints):
-            if free.what == "premium heading" and owner.slug == free.slug:
-                continue  # a section's own heading opens its body
-            found.append(Duplicate(free.path, located[i][1], free.what, owner, tuple(ws[i : i + n])))
-            break
-        else:
-            joined = " " + " ".join(ws) + " "
-            for needle, owner in prints.short:
-                if needle in joined and not (free.what == "premium heading" and owner.slug == free.slug):
-                    found.append(Duplicate(free.path, free.line, free.what, owner, tuple(needle.split())))
-                    break
+        if free not in prints.compared:
+            prints.compared[free] = first_repeat(free, prints)
+        duplicate = prints.compared[free]
+        if duplicate is not None:
+            found.append(duplicate)
     return found
+
+
+def first_repeat(free: Source, prints: PremiumPrints) -> Duplicate | None:
+    """The first place where one free text repeats premium text, if any."""
+    located = located_words(free.text, free.line)
+    ws = [w for w, _, _ in located]
+    for i, owner, n in repeats(ws, prints):
+        if free.what == "premium heading" and owner.slug == free.slug:
+            continue  # a section's own heading opens its body
+        return Duplicate(free.path, located[i][1], free.what, owner, tuple(ws[i : i + n]))
+    joined = " " + " ".join(ws) + " "
+    for needle, owner in prints.short:
+        if needle in joined and not (free.what == "premium heading" and owner.slug == free.slug):
+            return Duplicate(free.path, free.line, free.what, owner, tuple(needle.split()))
+    return None
 
 
 def root_relative(root: Path, path: str) -> str:
