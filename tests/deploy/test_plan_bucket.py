@@ -1,0 +1,59 @@
+"""The deploy plan against what the bucket's listing shows: the manifest object itself is never unreferenced,
+and every change to what the manifest must remember is written, even when nothing is uploaded or deleted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from qbank.deploy import MANIFEST_NAME, LocalFile, Manifest, make_plan
+from qbank.deploy.headers import headers_for
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+WEEK = timedelta(days=7)
+
+
+def lf(path: str, content: str = "x") -> LocalFile:
+    return LocalFile(path, content, len(content), headers_for(path))
+
+
+SITE = [lf("index.html"), lf("questions/a/index.html")]
+
+
+def listing(*extra: str) -> dict[str, int]:
+    """The bucket's listing as a client returns it: keys are strings read off the wire, not this module's constants."""
+    return {"".join(list(p)): 1 for p in [*(f.path for f in SITE), *extra]}
+
+
+def test_the_manifest_object_is_never_unreferenced_or_deleted() -> None:
+    remote = listing(MANIFEST_NAME)
+    assert next(k for k in remote if k == MANIFEST_NAME) is not MANIFEST_NAME  # equal text, another object
+    first = make_plan(SITE, None, remote, NOW)
+    assert first.retained == {} and first.manifest.unreferenced == {}
+    later = make_plan(SITE, first.manifest, remote, NOW + 2 * WEEK)
+    assert later.actions == [] and later.retained == {}
+
+
+def test_an_unknown_object_is_remembered_so_its_grace_can_end() -> None:
+    deployed = make_plan(SITE, None, listing(), NOW).manifest
+    remote = listing("assets/stylesheets/main.99999999.min.css")
+    seen = make_plan(SITE, deployed, remote, NOW)
+    # nothing to upload or delete, but the manifest must record when the object was first seen unreferenced
+    assert [a.kind for a in seen.actions] == ["manifest"]
+    assert seen.manifest.unreferenced == {"assets/stylesheets/main.99999999.min.css": "2026-03-01T12:00:00+00:00"}
+    due = make_plan(SITE, seen.manifest, remote, NOW + WEEK)
+    assert [a.path for a in due.deletes] == ["assets/stylesheets/main.99999999.min.css"]
+
+
+def test_a_file_already_gone_from_the_bucket_leaves_the_manifest() -> None:
+    deployed = make_plan(SITE, None, listing(), NOW).manifest
+    site = SITE[:1]  # questions/a/index.html leaves the site, and someone already removed it from the bucket
+    remote = {"index.html": 1}
+    plan = make_plan(site, deployed, remote, NOW + timedelta(hours=1))
+    assert [a.kind for a in plan.actions] == ["manifest"] and plan.deletes == [] and plan.retained == {}
+    assert set(plan.manifest.files) == {"index.html"} and plan.manifest.unreferenced == {}
+
+
+def test_an_unreferenced_object_removed_by_hand_leaves_the_manifest() -> None:
+    old = Manifest(make_plan(SITE, None, listing(), NOW).manifest.files, {"old.html": "2026-03-01T00:00:00+00:00"})
+    plan = make_plan(SITE, old, listing(), NOW + timedelta(hours=1))  # old.html is no longer in the listing
+    assert [a.kind for a in plan.actions] == ["manifest"] and plan.manifest.unreferenced == {}
