@@ -57,3 +57,16 @@ def test_an_unreferenced_object_removed_by_hand_leaves_the_manifest() -> None:
     old = Manifest(make_plan(SITE, None, listing(), NOW).manifest.files, {"old.html": "2026-03-01T00:00:00+00:00"})
     plan = make_plan(SITE, old, listing(), NOW + timedelta(hours=1))  # old.html is no longer in the listing
     assert [a.kind for a in plan.actions] == ["manifest"] and plan.manifest.unreferenced == {}
+
+
+def test_an_unchanged_large_file_is_not_uploaded_again() -> None:
+    """Sizes compare by value: the listing's size of a 1 MiB file is another int object than the local one's."""
+    big = LocalFile("assets/images/diagram.png", "h", 1 << 20, headers_for("assets/images/diagram.png"))
+    deployed = make_plan([big], None, {}, NOW).manifest
+    remote = {big.path: int(str(1 << 20))}  # as parsed from a listing
+    assert remote[big.path] is not big.size
+    plan = make_plan([big], deployed, remote, NOW)
+    assert plan.actions == [] and plan.unchanged == 1
+    # and a size that differs is a missing (half-written) object, uploaded again
+    plan = make_plan([big], deployed, {big.path: 1000}, NOW)
+    assert [(a.path, a.reason) for a in plan.uploads] == [(big.path, "missing")]
