@@ -70,3 +70,10 @@ def test_an_unchanged_large_file_is_not_uploaded_again() -> None:
     # and a size that differs is a missing (half-written) object, uploaded again
     plan = make_plan([big], deployed, {big.path: 1000}, NOW)
     assert [(a.path, a.reason) for a in plan.uploads] == [(big.path, "missing")]
+
+
+def test_an_object_gone_by_hand_does_not_stop_the_others_grace() -> None:
+    files = make_plan(SITE, None, listing(), NOW).manifest.files
+    old = Manifest(files, {"a-gone.html": "2026-02-01T00:00:00+00:00", "b-due.html": "2026-02-01T00:00:00+00:00"})
+    plan = make_plan(SITE, old, listing("b-due.html"), NOW)  # a-gone.html (sorted first) is no longer listed
+    assert [a.path for a in plan.deletes] == ["b-due.html"] and plan.manifest.unreferenced == {}
