@@ -114,3 +114,20 @@ def test_the_printed_plan_line_by_line() -> None:
         "plan: 2 to upload (42 B), 0 unchanged, 1 to delete, 1 kept in grace\n"
     )
     assert quiet == "plan: 2 to upload (42 B), 0 unchanged, 1 to delete, 1 kept in grace\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "urls"),
+    [
+        ("index.html", ["/", "/index.html"]),
+        ("q/a/index.html", ["/q/a/", "/q/a/index.html"]),
+        ("404.html", ["/404.html"]),  # sorts before index.html: only a file named index.html is a folder's page
+        ("assets/app.js", ["/assets/app.js"]),
+        ("a/myindex.html", ["/a/myindex.html"]),
+        ("sitemap.xml", ["/sitemap.xml"]),
+    ],
+)
+def test_the_urls_a_cdn_may_have_cached_a_file_under(path: str, urls: list[str]) -> None:
+    from qbank.deploy.plan import url_paths
+
+    assert url_paths(path) == urls
