@@ -77,3 +77,25 @@ def test_an_object_gone_by_hand_does_not_stop_the_others_grace() -> None:
     old = Manifest(files, {"a-gone.html": "2026-02-01T00:00:00+00:00", "b-due.html": "2026-02-01T00:00:00+00:00"})
     plan = make_plan(SITE, old, listing("b-due.html"), NOW)  # a-gone.html (sorted first) is no longer listed
     assert [a.path for a in plan.deletes] == ["b-due.html"] and plan.manifest.unreferenced == {}
+
+
+def test_a_dry_run_without_a_listing_starts_the_grace_of_a_dropped_file_from_the_manifest() -> None:
+    deployed = make_plan(SITE, None, None, NOW).manifest
+    plan = make_plan(SITE[:1], deployed, None, NOW)  # no listing: the manifest alone says what the bucket holds
+    assert plan.retained == {"questions/a/index.html": NOW + WEEK}
+    assert plan.manifest.unreferenced == {"questions/a/index.html": "2026-03-01T12:00:00+00:00"}
+
+
+def test_grace_times_without_a_zone_are_utc_and_others_keep_their_instant() -> None:
+    files = make_plan(SITE, None, listing(), NOW).manifest.files
+    old = Manifest(
+        files,
+        {
+            "naive.html": "2026-02-22T12:00:00",  # written without a zone (by hand): UTC, so due at NOW
+            "paris.html": "2026-02-22T13:00:00+01:00",  # 12:00 UTC: due at NOW
+            "tokyo.html": "2026-02-22T22:00:00+09:00",  # 13:00 UTC: due an hour after NOW
+        },
+    )
+    plan = make_plan(SITE, old, listing("naive.html", "paris.html", "tokyo.html"), NOW)
+    assert [a.path for a in plan.deletes] == ["naive.html", "paris.html"]
+    assert plan.retained == {"tokyo.html": NOW + timedelta(hours=1)}
