@@ -4,6 +4,7 @@ and every change to what the manifest must remember is written, even when nothin
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from qbank.deploy import MANIFEST_NAME, LocalFile, Manifest, make_plan
 from qbank.deploy.headers import headers_for
@@ -99,3 +100,13 @@ def test_grace_times_without_a_zone_are_utc_and_others_keep_their_instant() -> N
     plan = make_plan(SITE, old, listing("naive.html", "paris.html", "tokyo.html"), NOW)
     assert [a.path for a in plan.deletes] == ["naive.html", "paris.html"]
     assert plan.retained == {"tokyo.html": NOW + timedelta(hours=1)}
+
+
+def test_the_scan_leaves_out_exactly_the_host_files_and_the_manifest(tmp_path: Path) -> None:
+    """Names on either side of the manifest's in sort order (".htaccess" before it, "a.txt" after) are site files."""
+    from qbank.deploy.plan import scan_site
+
+    for name in ("_headers", "_redirects", MANIFEST_NAME, ".htaccess", "-x.txt", "a.txt", ".well-known/security.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert [f.path for f in scan_site(tmp_path)] == ["-x.txt", ".htaccess", ".well-known/security.txt", "a.txt"]
