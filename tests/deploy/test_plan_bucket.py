@@ -68,9 +68,12 @@ def test_an_unchanged_large_file_is_not_uploaded_again() -> None:
     assert remote[big.path] is not big.size
     plan = make_plan([big], deployed, remote, NOW)
     assert plan.actions == [] and plan.unchanged == 1
-    # and a size that differs is a missing (half-written) object, uploaded again
-    plan = make_plan([big], deployed, {big.path: 1000}, NOW)
-    assert [(a.path, a.reason) for a in plan.uploads] == [(big.path, "missing")]
+    # and a size that differs, smaller or larger, is a missing (half-written, overwritten) object, uploaded again,
+    # and the manifest is written after it, as after every action
+    for size in (1000, (1 << 20) + 1):
+        plan = make_plan([big], deployed, {big.path: size}, NOW)
+        assert [(a.path, a.reason) for a in plan.uploads] == [(big.path, "missing")]
+        assert [a.kind for a in plan.actions] == ["upload", "manifest"]
 
 
 def test_an_object_gone_by_hand_does_not_stop_the_others_grace() -> None:
@@ -110,3 +113,10 @@ def test_the_scan_leaves_out_exactly_the_host_files_and_the_manifest(tmp_path: P
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     assert [f.path for f in scan_site(tmp_path)] == ["-x.txt", ".htaccess", ".well-known/security.txt", "a.txt"]
+
+
+def test_unknown_objects_sorting_before_the_manifest_start_their_grace_too() -> None:
+    deployed = make_plan(SITE, None, listing(), NOW).manifest
+    remote = listing("-stray.html", ".htaccess", "zz.html")
+    plan = make_plan(SITE, deployed, remote, NOW)
+    assert list(plan.retained) == ["-stray.html", ".htaccess", "zz.html"]
