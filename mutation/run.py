@@ -6,8 +6,8 @@ Each module is mutated in place (cosmic-ray restores it after each mutant); the 
 module with uncommitted changes, and checks every module is byte-identical afterwards. Sessions, the report
 (``report.md``, ``report.json``) and each module's log go to ``--out`` (``.mutation/`` by default).
 ``--retest`` runs again, with each module's current tests, only the mutants its session records as
-surviving (after tests were added for them), and rewrites their results in the session; killed mutants stay
-killed as long as tests are only added.
+surviving and not equivalent (after tests were added for them), and rewrites their results in the session;
+killed mutants stay killed as long as tests are only added.
 Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
 """
 
@@ -25,7 +25,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mutation.report import ModuleScore, as_json, markdown, read_session, stale_equivalents
+from mutation.report import (
+    ModuleScore,
+    annotation_spans,
+    as_json,
+    equivalent_reason,
+    in_spans,
+    markdown,
+    read_session,
+    stale_equivalents,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mutation" / "modules.toml"
@@ -103,9 +112,9 @@ def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
     return time.monotonic() - start
 
 
-def retest_module(module: dict[str, Any], out: Path) -> tuple[int, int, float]:
-    """Run the surviving mutants of a module's session again with its current tests; (retested, now killed,
-    seconds). The session keeps each mutant's new result."""
+def retest_module(module: dict[str, Any], out: Path, equivalents: list[dict[str, Any]]) -> tuple[int, int, float]:
+    """Run the surviving mutants of a module's session again with its current tests, except the listed
+    equivalents and those in annotations; (retested, now killed, seconds). The session keeps each new result."""
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome
@@ -127,7 +136,20 @@ def retest_module(module: dict[str, Any], out: Path) -> tuple[int, int, float]:
     try:
         with use_db(str(session), WorkDB.Mode.open) as db:
             done = db.completed_work_items
-            survivors = [item for item, result in done if result.test_outcome == TestOutcome.SURVIVED]
+            lines = path.read_text().splitlines()
+            spans = annotation_spans("\n".join(lines) + "\n")
+
+            def equivalent(item: Any, diff: str) -> bool:
+                (row, col), m = item.mutations[0].start_pos, item.mutations[0]
+                source = lines[row - 1].strip() if 0 < row <= len(lines) else ""
+                found = equivalent_reason(module["path"], m.operator_name, source, col, diff, equivalents)
+                return in_spans(row, col, spans) or found is not None
+
+            survivors = [
+                item
+                for item, result in done
+                if result.test_outcome == TestOutcome.SURVIVED and not equivalent(item, result.diff or "")
+            ]
             for item in survivors:
                 result = mutate_and_test(item.mutations, test_command(module["tests"]), timeout)
                 db.set_result(item.job_id, result)
@@ -178,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for m in modules:
             print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
             if args.retest:
-                n, killed, took = retest_module(m, args.out)
+                n, killed, took = retest_module(m, args.out, equivalents)
                 print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
                 continue
             took = run_module(m, run, args.out)
