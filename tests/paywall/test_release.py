@@ -10,7 +10,7 @@ import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from qbank.paywall.release import Release, b64, open_fragment, unb64
+from qbank.paywall.release import Release, b64, open_fragment, unb64, unwrap, wrap
 
 KEY = bytes(range(32))
 
@@ -47,3 +47,14 @@ def test_base64_is_the_standard_alphabet_and_strict() -> None:
     assert unb64(b64(data)) == data
     with pytest.raises(binascii.Error):
         unb64("-_-_")  # the URL-safe alphabet is refused
+
+
+def test_slot_wrapping_is_rfc3394_and_a_wrong_kek_opens_nothing() -> None:
+    # RFC 3394 section 4.6: 256 bits of key data wrapped with a 256-bit KEK
+    kek = bytes.fromhex("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F")
+    key = bytes.fromhex("00112233445566778899AABBCCDDEEFF000102030405060708090A0B0C0D0E0F")
+    wrapped = bytes.fromhex("28C9F404C4B810F4CBCCB35CFB87F8263F5786E2D80ED326CBC7F0E71A99F43BFB988B9B7A02DD21")
+    assert wrap(kek, key) == wrapped
+    assert unwrap(kek, wrapped) == key
+    assert unwrap(bytes(32), wrapped) is None
+    assert unwrap(kek, bytes([wrapped[0] ^ 1]) + wrapped[1:]) is None
