@@ -44,6 +44,7 @@ def test_a_cell_at_the_length_limit_is_read_and_one_character_more_is_a_problem(
 def test_a_missing_file_is_a_problem(tmp_path: Path) -> None:
     rows, problems = read_rows(tmp_path / "absent.csv", "absent.csv")
     assert rows == [] and [(p.line, p.col, p.code) for p in problems] == [(0, 0, "shop-file")]
+    assert problems[0].message == "cannot read the file: No such file or directory"  # the reason, not the path
 
 
 def test_a_byte_order_mark_is_dropped_and_nothing_else(tmp_path: Path) -> None:
@@ -60,6 +61,7 @@ def test_a_byte_order_mark_is_dropped_and_nothing_else(tmp_path: Path) -> None:
         (b"a,b\nxy,\xff\n", (2, 4)),  # line 2: x y , then the bad byte
         (b"a\n\n\nabc\xfe", (4, 4)),  # after blank lines, last line without a newline
         ("é,\n".encode() + b"\xc3", (2, 1)),  # a cut-off two-byte character
+        (b"\n\xff", (2, 1)),  # after a first line that is empty: the file's first byte is a newline
     ],
 )
 def test_a_byte_that_is_not_utf8_is_placed(tmp_path: Path, data: bytes, where: tuple[int, int]) -> None:
@@ -73,6 +75,7 @@ def test_a_byte_that_is_not_utf8_is_placed(tmp_path: Path, data: bytes, where: t
         (b"\x00", (1, 1)),
         (b"a,b\nc,d\x00\n", (2, 4)),
         (b"a\n\nbc\x00", (3, 3)),
+        (b"\n\x00", (2, 1)),
     ],
 )
 def test_a_nul_is_placed(tmp_path: Path, data: bytes, where: tuple[int, int]) -> None:
