@@ -10,7 +10,7 @@ import hmac
 
 import pytest
 
-from qbank.paywall.keys import derive, format_key, parse_key
+from qbank.paywall.keys import KeyFormatError, derive, format_key, parse_key
 
 RFC4648 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -50,3 +50,41 @@ def test_a_key_without_its_prefix_or_with_stray_case_and_spaces() -> None:
     key = oracle_key(SECRETS[3])
     assert parse_key(key[3:]) == SECRETS[3]  # without QB-
     assert parse_key(" " + key.lower() + "\n") == SECRETS[3]
+
+
+# a secret whose key body itself starts with "QB" and holds both 0 and 1 (found by searching sha256 digests)
+QB_BODY = bytes.fromhex("bae9aa4081f8783457c6886580a4c8a4")
+
+
+def test_a_body_starting_with_qb_typed_without_the_prefix_is_not_cut() -> None:
+    body = oracle_key(QB_BODY)[3:].replace("-", "")
+    assert body.startswith("QB") and len(body) == 32
+    assert parse_key(body) == QB_BODY
+
+
+def test_the_letters_read_as_digits() -> None:
+    key = oracle_key(QB_BODY)
+    assert "0" in key[3:] and "1" in key[3:]
+    for one in ("I", "i", "L", "l"):
+        assert parse_key(key.replace("0", "O").replace("1", one)) == QB_BODY
+
+
+def test_the_shard_is_the_identifiers_first_two_hex_characters() -> None:
+    d = derive(QB_BODY)
+    assert d.shard == oracle_hkdf(QB_BODY, b"qbank/id", 16).hex()[:2]
+
+
+def test_only_a_16_byte_secret_is_formatted() -> None:
+    for n in (15, 17):
+        with pytest.raises(ValueError, match=f"a license secret has 16 bytes, not {n}"):
+            format_key(bytes(n))
+
+
+@pytest.mark.parametrize("n", [31, 33])
+def test_a_key_one_character_short_or_long_is_a_length_error(n: int) -> None:
+    body = oracle_key(QB_BODY)[3:].replace("-", "")
+    text = body[:31] if n == 31 else body + "A"  # typed without the prefix
+    with pytest.raises(KeyFormatError) as exc:
+        parse_key(text)
+    assert exc.value.reason == "length"
+    assert str(exc.value) == f"a license key has 32 characters after 'QB-', this one {n}"
