@@ -1,10 +1,13 @@
 """`make mutation`: run cosmic-ray on each configured module with its mapped tests, then write the report.
 
-Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only]
+Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only | --retest]
 
 Each module is mutated in place (cosmic-ray restores it after each mutant); the run refuses to start on a
 module with uncommitted changes, and checks every module is byte-identical afterwards. Sessions, the report
 (``report.md``, ``report.json``) and each module's log go to ``--out`` (``.mutation/`` by default).
+``--retest`` runs again, with each module's current tests, only the mutants its session records as
+surviving and not equivalent (after tests were added for them), and rewrites their results in the session;
+killed mutants stay killed as long as tests are only added.
 Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -21,7 +25,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mutation.report import ModuleScore, as_json, markdown, read_session, stale_equivalents
+from mutation.report import (
+    ModuleScore,
+    annotation_spans,
+    as_json,
+    equivalent_reason,
+    in_spans,
+    markdown,
+    read_session,
+    stale_equivalents,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mutation" / "modules.toml"
@@ -99,11 +112,63 @@ def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
     return time.monotonic() - start
 
 
+def retest_module(module: dict[str, Any], out: Path, equivalents: list[dict[str, Any]]) -> tuple[int, int, float]:
+    """Run the surviving mutants of a module's session again with its current tests, except the listed
+    equivalents and those in annotations; (retested, now killed, seconds). The session keeps each new result."""
+    from cosmic_ray.mutating import mutate_and_test
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome
+
+    name, path = module["name"], ROOT / module["path"]
+    cfg, session, log = out / f"{name}.toml", out / f"{name}.sqlite", out / f"{name}.retest.log"
+    if not session.exists() or not cfg.exists():
+        raise SystemExit(f"mutation: no session of {name} in {out} to retest")
+    timeout = float(tomllib.loads(cfg.read_text())["cosmic-ray"]["timeout"])
+    before = _digest(path)
+    start = time.monotonic()
+    with log.open("w") as fh:
+        baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
+    if baseline.returncode != 0:
+        raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+    killed = 0
+    here = os.getcwd()
+    os.chdir(ROOT)  # a session names its module relative to the repository root
+    try:
+        with use_db(str(session), WorkDB.Mode.open) as db:
+            done = db.completed_work_items
+            lines = path.read_text().splitlines()
+            spans = annotation_spans("\n".join(lines) + "\n")
+
+            def equivalent(item: Any, diff: str) -> bool:
+                (row, col), m = item.mutations[0].start_pos, item.mutations[0]
+                source = lines[row - 1].strip() if 0 < row <= len(lines) else ""
+                found = equivalent_reason(module["path"], m.operator_name, source, col, diff, equivalents)
+                return in_spans(row, col, spans) or found is not None
+
+            survivors = [
+                item
+                for item, result in done
+                if result.test_outcome == TestOutcome.SURVIVED and not equivalent(item, result.diff or "")
+            ]
+            for item in survivors:
+                result = mutate_and_test(item.mutations, test_command(module["tests"]), timeout)
+                db.set_result(item.job_id, result)
+                killed += result.test_outcome != TestOutcome.SURVIVED
+    finally:
+        os.chdir(here)
+    if _digest(path) != before:
+        raise SystemExit(f"mutation: {module['path']} was not restored; `git checkout -- {module['path']}`")
+    return len(survivors), killed, time.monotonic() - start
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mutation.run", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", default=None, help="module names (mutation/modules.toml)")
     parser.add_argument("--out", type=Path, default=ROOT / ".mutation")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from the sessions there")
+    parser.add_argument(
+        "--retest", action="store_true", help="run only the surviving mutants of the sessions there again"
+    )
     parser.add_argument(
         "--skip-missing-tests", action="store_true", help="drop mapped test files that do not exist (an older tree)"
     )
@@ -134,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         for m in modules:
             print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
+            if args.retest:
+                n, killed, took = retest_module(m, args.out, equivalents)
+                print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
+                continue
             took = run_module(m, run, args.out)
             (args.out / f"{m['name']}.seconds.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
     scores = []

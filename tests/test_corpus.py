@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from qbank.corpus import load_corpus
 
 
@@ -80,3 +82,16 @@ def test_topic_questions_order_easiest_first_then_editorial_rank(tiny_repo: Path
     corpus, report = load_corpus(tiny_repo)
     assert report.errors == 0
     assert corpus.topic_questions("kv-cache") == ["easy-popular", "easy-quiet", "base-question", "hard-popular"]
+
+
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [("topics", "unknown-topic"), ("companies", "unknown-company"), ("concepts", "unknown-concept")],
+)
+def test_each_missing_catalog_file_is_reported(tiny_repo: Path, name: str, reference: str) -> None:
+    """Each of the three catalogs, named here: its absence is a problem of its own, and the question's references
+    into it are then unknown (a missing catalog knows nothing), never a crash or a silent pass."""
+    (tiny_repo / "questions" / "_catalog" / f"{name}.yaml").unlink()
+    got = codes(tiny_repo)
+    assert (f"questions/_catalog/{name}.yaml", 0, 0, "catalog-missing") in got
+    assert ("questions/base-question.yaml", reference) in {(p, c) for p, _, _, c in got}
