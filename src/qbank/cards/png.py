@@ -49,7 +49,9 @@ def filtered_rows(image: Image.Image) -> tuple[bytes, list[bool]]:
     rows[0, 0] = FILTER_NONE
     rows[0, 1:] = pixels[0]
     np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
-    same = [False, *(~rows[1:, 1:].any(axis=1)).tolist()]
+    changed = np.count_nonzero(rows[1:, 1:], axis=1)
+    repeats = [int(n) == 0 for n in changed.tolist()]
+    same = [False, *repeats]
     return rows.tobytes(), same
 
 
@@ -60,7 +62,8 @@ def encode_png(image: Image.Image) -> bytes:
     width, height = image.size
     raw, same = filtered_rows(image)
     stride = width * 3 + 1
-    pieces, start = [], 0
+    pieces: list[bytes] = []
+    start = 0
     while start < height:
         end = start
         while end < height and same[end] == same[start]:
