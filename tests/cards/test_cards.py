@@ -46,3 +46,27 @@ def test_cards_are_written_and_cached_by_their_text(tmp_path: Path) -> None:
     assert write_cards(site, [Q], cache) == 1
     assert write_cards(site, [Q], cache) == 0  # unchanged text: from the cache
     assert (site / "assets/cards/questions-x.png").read_bytes() == next(cache.glob("*.png")).read_bytes()
+
+
+def test_the_shared_backdrop_gives_the_pixels_of_drawing_everything_in_turn() -> None:
+    from PIL import ImageDraw
+
+    from qbank.cards import draw as d
+
+    title = "A title long enough to wrap over all four lines of the card and end with an ellipsis " * 2
+    image = Image.new("RGB", (WIDTH, HEIGHT), d.BACKGROUND)
+    pen = ImageDraw.Draw(image)
+    pen.rectangle((0, HEIGHT - 16, WIDTH, HEIGHT), fill=d.ACCENT)
+    for i, h in enumerate((18, 30, 44, 60)):
+        x = d.MARGIN + i * 16
+        pen.rounded_rectangle((x, d.MARGIN + 60 - h, x + 10, d.MARGIN + 60), radius=3,
+                              fill=d.TEXT if i == 3 else d.MUTED)
+    pen.text((d.MARGIN + 84, d.MARGIN + 6), "Prefill", font=font("Bold", 44), fill=d.TEXT)
+    pen.text((d.MARGIN, d.MARGIN + 100), "Question · Topic", font=font("Medium", 32), fill=d.ACCENT)
+    y = d.MARGIN + 160
+    for line in wrap(title, font("Bold", 56), WIDTH - 2 * d.MARGIN, 4):
+        pen.text((d.MARGIN, y), line, font=font("Bold", 56), fill=d.TEXT)
+        y += int(56 * 1.2)
+    pen.text((d.MARGIN, HEIGHT - d.MARGIN - 40), "footer", font=font("Regular", 30), fill=d.MUTED)
+    drawn = Image.open(io.BytesIO(card_png(title, "Question · Topic", "footer", "Prefill")))
+    assert drawn.convert("RGB").tobytes() == image.tobytes()

@@ -97,3 +97,16 @@ def test_related_declared_first_then_nearest(corpus: Corpus) -> None:
     near = related(corpus, "kv-fp8", Settings(related_max=2))
     assert len(near) == 2 and "kv-fp8" not in near
     assert near[0] == "kv-block-waste"  # difficulty 3 is closest to 4
+
+
+def test_related_equals_the_topic_sorted_by_nearness_for_every_question(corpus: Corpus) -> None:
+    # the definition, sorted afresh per question: the remembered order must give the same lists
+    for related_max in (0, 2, 5, 50):
+        s = Settings(related_max=related_max)
+        for slug, q in corpus.questions.items():
+            declared = [r for r in q.related if r in corpus.questions]
+            same_topic = [o for o, oq in corpus.questions.items() if oq.topic == q.topic]
+            candidates = [o for o in same_topic if o != slug and o not in declared]
+            qs = corpus.questions
+            near = sorted(candidates, key=lambda o: (abs(qs[o].difficulty - q.difficulty), qs[o].editorial_rank, o))
+            assert related(corpus, slug, s) == (declared + near)[:related_max], slug

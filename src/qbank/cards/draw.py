@@ -7,15 +7,16 @@ uploads only the cards that changed.
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from pathlib import Path
 
 import font_roboto  # type: ignore[import-untyped]  # a font wheel: no code to type
 from PIL import Image, ImageDraw, ImageFont
 
+from .png import encode_png
+
 WIDTH, HEIGHT = 1200, 630
-DRAW_VERSION = 1
+DRAW_VERSION = 2
 """Bump when the drawing changes: cached cards are keyed by it and their text."""
 MARGIN = 72
 BACKGROUND = (26, 35, 126)  # the logo's indigo
@@ -48,8 +49,10 @@ def wrap(text: str, face: ImageFont.FreeTypeFont, width: int, max_lines: int) ->
     return lines
 
 
-def card_png(title: str, kicker: str, footer: str, brand: str) -> bytes:
-    """The card: brand and kicker (e.g. "Question · KV Cache & Memory") on top, the title large, a footer line."""
+@lru_cache(maxsize=4)
+def backdrop(brand: str) -> Image.Image:
+    """What every card shares, drawn once: the background, the accent bar, the logo's bars and the brand.
+    Copying it gives the same pixels as drawing it (the later text never overlaps these)."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, HEIGHT - 16, WIDTH, HEIGHT), fill=ACCENT)
@@ -58,6 +61,13 @@ def card_png(title: str, kicker: str, footer: str, brand: str) -> bytes:
         x = MARGIN + i * 16
         draw.rounded_rectangle((x, MARGIN + 60 - h, x + 10, MARGIN + 60), radius=3, fill=TEXT if i == 3 else MUTED)
     draw.text((MARGIN + 84, MARGIN + 6), brand, font=font("Bold", 44), fill=TEXT)
+    return image
+
+
+def card_image(title: str, kicker: str, footer: str, brand: str) -> Image.Image:
+    """The card: brand and kicker (e.g. "Question · KV Cache & Memory") on top, the title large, a footer line."""
+    image = backdrop(brand).copy()
+    draw = ImageDraw.Draw(image)
     draw.text((MARGIN, MARGIN + 100), kicker, font=font("Medium", 32), fill=ACCENT)
     size = 64 if len(title) <= 48 else 56
     face = font("Bold", size)
@@ -66,6 +76,9 @@ def card_png(title: str, kicker: str, footer: str, brand: str) -> bytes:
         draw.text((MARGIN, y), line, font=face, fill=TEXT)
         y += int(size * 1.2)
     draw.text((MARGIN, HEIGHT - MARGIN - 40), footer, font=font("Regular", 30), fill=MUTED)
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=6)
-    return out.getvalue()
+    return image
+
+
+def card_png(title: str, kicker: str, footer: str, brand: str) -> bytes:
+    """The card as PNG bytes."""
+    return encode_png(card_image(title, kicker, footer, brand))

@@ -21,7 +21,7 @@ from .common import (
     topic_path,
 )
 from .derivation import Derivation, latest
-from .hubs import company_target, topic_order
+from .hubs import company_target, memo, topic_order
 from .kernel_table import kernel_table
 from .seo import PageMeta, absolute
 from .settings import BRAND, Settings
@@ -137,14 +137,27 @@ def next_in_track(corpus: Corpus, slug: str) -> str | None:
     return order[i + 1] if i + 1 < len(order) else None
 
 
+def nearest_in_topic(corpus: Corpus, topic: str, difficulty: int) -> list[str]:
+    """A topic's questions, closest in difficulty first, then by editorial rank and slug; remembered per
+    (topic, difficulty), so each question page filters a sorted list instead of sorting its topic again
+    (sorting per page was quadratic in the bank's size)."""
+    return memo(corpus, ("nearest", topic, difficulty), lambda: sorted(
+        topic_order(corpus, topic),
+        key=lambda s: (abs(corpus.questions[s].difficulty - difficulty), corpus.questions[s].editorial_rank, s),
+    ))
+
+
 def related(corpus: Corpus, slug: str, settings: Settings) -> list[str]:
     """Related questions: the declared ones first, then the same topic's closest in difficulty."""
     q = corpus.questions[slug]
     out = [r for r in q.related if r in corpus.questions]
-    near = sorted(
-        (s for s in topic_order(corpus, q.topic) if s != slug and s not in out),
-        key=lambda s: (abs(corpus.questions[s].difficulty - q.difficulty), corpus.questions[s].editorial_rank, s),
-    )
+    taken = {slug, *out}
+    near: list[str] = []
+    for s in nearest_in_topic(corpus, q.topic, q.difficulty):
+        if len(out) + len(near) >= settings.related_max:
+            break
+        if s not in taken:
+            near.append(s)
     return (out + near)[: settings.related_max]
 
 

@@ -1,0 +1,78 @@
+"""A PNG encoder for social cards: the same pixels as Pillow's encoder, in about half its time.
+
+A card is mostly flat background, so after the PNG "Up" filter most rows are all zero. Runs of such rows
+are deflated once per run length and remembered; the other runs are deflated per card. Every run ends on
+a full flush (byte-aligned, no reference back across it), so the pieces join into one valid zlib stream.
+Output is deterministic: the same pixels give the same bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LEVEL = 6
+ZLIB_HEADER = b"\x78\x9c"  # deflate, 32 KiB window, default level
+FINAL_EMPTY_BLOCK = b"\x03\x00"  # a last, empty block with fixed codes: ends the deflate stream
+FILTER_NONE, FILTER_UP = 0, 2
+
+
+def chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, type, data and the CRC of type and data."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def deflate_run(data: bytes) -> bytes:
+    """Raw deflate blocks of ``data`` ending on a full flush, so any such pieces can be joined."""
+    compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -15, 9)
+    return compressor.compress(data) + compressor.flush(zlib.Z_FULL_FLUSH)
+
+
+@lru_cache(maxsize=256)
+def unchanged_rows(row_bytes: int, count: int) -> bytes:
+    """The deflated form of ``count`` Up-filtered rows equal to the row above (all zero)."""
+    return deflate_run((bytes([FILTER_UP]) + bytes(row_bytes)) * count)
+
+
+def filtered_rows(image: Image.Image) -> tuple[bytes, list[bool]]:
+    """The scanlines with their filter byte (None for the first row, Up for the others), and which rows
+    equal the row above."""
+    width, height = image.size
+    pixels = np.frombuffer(image.tobytes(), np.uint8).reshape(height, width * 3)
+    rows = np.empty((height, width * 3 + 1), np.uint8)
+    rows[:, 0] = FILTER_UP
+    rows[0, 0] = FILTER_NONE
+    rows[0, 1:] = pixels[0]
+    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
+    changed = np.count_nonzero(rows[1:, 1:], axis=1)
+    repeats = [int(n) == 0 for n in changed.tolist()]
+    same = [False, *repeats]
+    return rows.tobytes(), same
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """An 8-bit RGB image as PNG bytes."""
+    if image.mode != "RGB":
+        raise ValueError(f"encode_png takes RGB images, not {image.mode}")
+    width, height = image.size
+    raw, same = filtered_rows(image)
+    stride = width * 3 + 1
+    pieces: list[bytes] = []
+    start = 0
+    while start < height:
+        end = start
+        while end < height and same[end] == same[start]:
+            end += 1
+        if same[start]:
+            pieces.append(unchanged_rows(width * 3, end - start))
+        else:
+            pieces.append(deflate_run(raw[start * stride:end * stride]))
+        start = end
+    stream = ZLIB_HEADER + b"".join(pieces) + FINAL_EMPTY_BLOCK + struct.pack(">I", zlib.adler32(raw))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits, truecolour, no interlace
+    return SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", stream) + chunk(b"IEND", b"")
