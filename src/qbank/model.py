@@ -182,6 +182,10 @@ RETIRED_FIELDS: dict[str, tuple[str, str]] = {
 Access = Literal["free", "premium"]
 Kind = Literal["derivation", "design", "code-drill", "concept"]
 
+PUBLIC_TEXT_FIELDS = ("title", "short_title", "description", "teaser")
+"""A question's own texts that every page listing it shows in clear: the h1, the <title>, the meta description,
+the list teaser (their numbers are claims; none may repeat premium text)."""
+
 
 class Question(Strict):
     """One interview question; its slug is its file name, its answer and verification follow by convention."""

@@ -11,14 +11,12 @@ quoted line, else the field's first line.
 from __future__ import annotations
 
 from ..corpus import Corpus
+from ..model import PUBLIC_TEXT_FIELDS
 from ..sources import Located
 from .bind import AnswerClaims
 from .embedded import ValuesFor, bind_embedded
 from .extract import extract
 from .match import Declared
-
-FIELDS = ("title", "short_title", "description", "teaser")
-"""The free text fields of a question a reader sees, besides ``premium_summaries`` (one line per section)."""
 
 
 def _origin(located: Located, loc: tuple[str | int, ...], lines: list[str]) -> tuple[int, int, bool]:
@@ -55,7 +53,7 @@ def check_fields(corpus: Corpus, values: ValuesFor) -> list[AnswerClaims]:
         if located is None or not path.is_file():
             continue
         lines = path.read_text(encoding="utf-8").split("\n")
-        texts: list[tuple[str, tuple[str | int, ...], str]] = [(f, (f,), getattr(q, f)) for f in FIELDS]
+        texts: list[tuple[str, tuple[str | int, ...], str]] = [(f, (f,), getattr(q, f)) for f in PUBLIC_TEXT_FIELDS]
         texts += [(f"premium_summaries.{i}", ("premium_summaries", i), s) for i, s in enumerate(q.premium_summaries)]
         found: list[Declared] | None = None
         looked = False

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..corpus import Corpus
+from ..model import PUBLIC_TEXT_FIELDS
 
 K = 6
 MEMO_TEXTS = 1 << 14
@@ -136,10 +137,6 @@ def premium_sources(corpus: Corpus) -> list[Source]:
     return out
 
 
-PUBLIC_FIELDS = ("title", "short_title", "description", "teaser")
-"""A question's fields that are public on every page that lists it."""
-
-
 def free_sources(corpus: Corpus) -> Iterator[Source]:
     """Every free text contributors write: free answer parts, other sections' headings, the questions' public
     fields and premium summaries, free derivations."""
@@ -160,7 +157,7 @@ def free_sources(corpus: Corpus) -> Iterator[Source]:
     for slug in sorted(corpus.questions):
         qrel = corpus.question_path(slug)
         located_q = corpus.positions.get(qrel)
-        for name in PUBLIC_FIELDS:
+        for name in PUBLIC_TEXT_FIELDS:
             # the h1, the <title>, the meta description and the list teaser: every page that lists it shows it
             text = getattr(corpus.questions[slug], name)
             if text:
