@@ -18,12 +18,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from html.parser import HTMLParser
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, Template
-
 from ..mathml.render import render_math
+from ..render.templating import fragment as render_fragment
 from ..seal.regions import Region, RegionError, find_regions, rewrite
 from ..seal.sanitize import sanitize_html
 from .release import FORMAT, Release, b64
@@ -137,20 +135,11 @@ def placeholder(
 ) -> str:
     """The locked placeholder of one section: its heading, its free summary, its length and, on the page's
     first locked section only, the one unlock call to action (the others point back to it)."""
-    return _template().render(
-        premium_class=PREMIUM_CLASS, locked_class=LOCKED_CLASS, section=section, file_name=file_name,
-        heading=heading, heading_id=heading_id, summary=summary, words=words, first=first, buy_url=buy_url,
+    return render_fragment(
+        "sealed-placeholder.html.j2", premium_class=PREMIUM_CLASS, locked_class=LOCKED_CLASS, section=section,
+        file_name=file_name, heading=heading, heading_id=heading_id, summary=summary, words=words, first=first,
+        buy_url=buy_url,
     ).rstrip("\n")
-
-
-@cache
-def _template() -> Template:
-    """``templates/placeholder.html.j2``, autoescaped."""
-    env = Environment(
-        loader=PackageLoader("qbank.paywall", "templates"), autoescape=True, undefined=StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True,
-    )
-    return env.get_template("placeholder.html.j2")
 
 
 def seal_page(
