@@ -7,64 +7,47 @@ from pathlib import Path
 
 import pytest
 
-from qbank.sitecheck.links import serve
-
-from .test_screenshots import ARGS, CHROMIUM, playwright_or_skip
+from .test_screenshots import phone_page
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
 
 
 def test_header_search_finds_labelled_results(site: Path) -> None:
-    sync_playwright = playwright_or_skip()
-    from playwright.sync_api import expect
-    with serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
-            fetched: list[str] = []
-            page.on("request", lambda r: fetched.append(r.url))
-            page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
-            page.fill("#qb-header-q", "paged")
-            page.keyboard.press("Enter")
-            page.wait_for_url("**/search/?q=paged")
-            page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
-            # each result's own title link (its sub-results, the page's headings, follow it)
-            hits = page.locator("li.pagefind-ui__result").evaluate_all(
-                "els => els.map(e => e.querySelector('.pagefind-ui__result-link').textContent.trim())"
-            )
-            labels = {h.split(" · ", 1)[0] for h in hits}
-            assert "Question" in labels and "Concept" in labels, hits
-            assert labels <= {"Question", "Topic", "Concept", "Company", "Page"}, hits
-            assert page.locator(".pagefind-ui__search-input").input_value() == "paged"
-            # the search runs on Pagefind's API: neither its packaged UI nor the filter index it loads at start
-            # (a quarter of a first query's bytes at 5,000 questions, bench/search.py)
-            pagefind = [u.rsplit("/", 1)[-1] for u in fetched if "/pagefind/" in u]
-            assert "pagefind.js" in pagefind and any(u.endswith(".pf_index") for u in pagefind), pagefind
-            assert not [u for u in pagefind if u.startswith("pagefind-ui") or u.endswith(".pf_filter")], pagefind
-            # the next query, typed into the page's own field, replaces the results
-            page.fill(".pagefind-ui__search-input", "fp8")
-            expect(page.locator(".pagefind-ui__message")).to_contain_text("for fp8")
-            assert "q=fp8" in page.url
-        finally:
-            browser.close()
+    with phone_page(site) as (base, page, fetched):
+        from playwright.sync_api import expect  # after phone_page's check: a missing Playwright skips or fails
+
+        page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
+        page.fill("#qb-header-q", "paged")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/search/?q=paged")
+        page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
+        # each result's own title link (its sub-results, the page's headings, follow it)
+        hits = page.locator("li.pagefind-ui__result").evaluate_all(
+            "els => els.map(e => e.querySelector('.pagefind-ui__result-link').textContent.trim())"
+        )
+        labels = {h.split(" · ", 1)[0] for h in hits}
+        assert "Question" in labels and "Concept" in labels, hits
+        assert labels <= {"Question", "Topic", "Concept", "Company", "Page"}, hits
+        assert page.locator(".pagefind-ui__search-input").input_value() == "paged"
+        # the search runs on Pagefind's API: neither its packaged UI nor the filter index it loads at start
+        # (a quarter of a first query's bytes at 5,000 questions, bench/search.py)
+        pagefind = [u.rsplit("/", 1)[-1] for u in fetched if "/pagefind/" in u]
+        assert "pagefind.js" in pagefind and any(u.endswith(".pf_index") for u in pagefind), pagefind
+        assert not [u for u in pagefind if u.startswith("pagefind-ui") or u.endswith(".pf_filter")], pagefind
+        # the next query, typed into the page's own field, replaces the results
+        page.fill(".pagefind-ui__search-input", "fp8")
+        expect(page.locator(".pagefind-ui__message")).to_contain_text("for fp8")
+        assert "q=fp8" in page.url
 
 
 def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
-    sync_playwright = playwright_or_skip()
-    from playwright.sync_api import expect
+    with phone_page(site) as (base, page, fetched):
+        from playwright.sync_api import expect  # after phone_page's check: a missing Playwright skips or fails
 
-    with serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
-            fetched: list[str] = []
-            page.on("request", lambda r: fetched.append(r.url))
-            page.goto(base + "search/", wait_until="networkidle")
-            assert not [u for u in fetched if "/pagefind/" in u], fetched  # nothing until the reader searches
-            assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
-            page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
-            expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
-            assert page.locator(".pagefind-ui__result-link").count() > 0
-            assert any(u.endswith("/pagefind/pagefind.js") for u in fetched), fetched
-        finally:
-            browser.close()
+        page.goto(base + "search/", wait_until="networkidle")
+        assert not [u for u in fetched if "/pagefind/" in u], fetched  # nothing until the reader searches
+        assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
+        page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
+        expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
+        assert page.locator(".pagefind-ui__result-link").count() > 0
+        assert any(u.endswith("/pagefind/pagefind.js") for u in fetched), fetched

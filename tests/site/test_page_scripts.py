@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qbank.sitecheck.links import serve
-
-from .test_screenshots import ARGS, CHROMIUM, playwright_or_skip
+from .test_screenshots import phone_page
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
 
@@ -23,40 +21,32 @@ def own_scripts(urls: list[str]) -> set[str]:
 
 
 def test_scripts_load_only_where_used_and_after_instant_navigation(site: Path) -> None:
-    sync_playwright = playwright_or_skip()
-    from playwright.sync_api import expect
+    with phone_page(site) as (base, page, fetched):
+        from playwright.sync_api import expect  # after phone_page's check: a missing Playwright skips or fails
 
-    with serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
-            fetched: list[str] = []
-            page.on("request", lambda r: fetched.append(r.url))
 
-            page.goto(base + "about/", wait_until="networkidle")
-            assert own_scripts(fetched) == {"qbank.js"}, fetched  # nothing to unlock, no drill, no search UI
+        page.goto(base + "about/", wait_until="networkidle")
+        assert own_scripts(fetched) == {"qbank.js"}, fetched  # nothing to unlock, no drill, no search UI
 
-            fetched.clear()
-            page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
-            assert own_scripts(fetched) == {"qbank.js", "paywall.js"}, fetched
-            assert not own_scripts(fetched) & PRACTICE
-            unlock = page.locator(".qb-unlock-open")
-            expect(unlock).to_be_visible()  # the paywall shows the button it binds
+        fetched.clear()
+        page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
+        assert own_scripts(fetched) == {"qbank.js", "paywall.js"}, fetched
+        assert not own_scripts(fetched) & PRACTICE
+        unlock = page.locator(".qb-unlock-open")
+        expect(unlock).to_be_visible()  # the paywall shows the button it binds
 
-            # instant navigation (the theme swaps the content, the page's scripts are not run again): from a
-            # page without the paywall to a sealed one, the loader fetches it and the button works
-            fetched.clear()
-            page.goto(base + "about/", wait_until="networkidle")
-            assert "paywall.js" not in own_scripts(fetched)
-            # the theme's own route for a followed link: location$ (a click goes there after its sitemap check and
-            # pushes the address itself, which this call does not)
-            page.evaluate("url => { window.qbSamePage = true; window.location$.next(new URL(url)); }",
-                          base + "questions/kv-fp8/")  # fmt: skip
-            expect(page.locator(".qb-unlock-open")).to_be_visible()
-            assert page.evaluate("() => window.qbSamePage") is True  # instant navigation, not a page load
-            assert "paywall.js" in own_scripts(fetched), fetched
-            page.locator(".qb-unlock-open").click()
-            expect(page.locator("dialog.qb-dialog")).to_be_visible()
-            expect(page.locator("#qb-key")).to_be_focused()
-        finally:
-            browser.close()
+        # instant navigation (the theme swaps the content, the page's scripts are not run again): from a
+        # page without the paywall to a sealed one, the loader fetches it and the button works
+        fetched.clear()
+        page.goto(base + "about/", wait_until="networkidle")
+        assert "paywall.js" not in own_scripts(fetched)
+        # the theme's own route for a followed link: location$ (a click goes there after its sitemap check and
+        # pushes the address itself, which this call does not)
+        page.evaluate("url => { window.qbSamePage = true; window.location$.next(new URL(url)); }",
+                      base + "questions/kv-fp8/")  # fmt: skip
+        expect(page.locator(".qb-unlock-open")).to_be_visible()
+        assert page.evaluate("() => window.qbSamePage") is True  # instant navigation, not a page load
+        assert "paywall.js" in own_scripts(fetched), fetched
+        page.locator(".qb-unlock-open").click()
+        expect(page.locator("dialog.qb-dialog")).to_be_visible()
+        expect(page.locator("#qb-key")).to_be_focused()

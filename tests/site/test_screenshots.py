@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,22 @@ def playwright_or_skip() -> Any:
             pytest.fail(f"{CHROMIUM} is missing")
         pytest.skip(f"{CHROMIUM} is missing (make browser)")
     return sync_playwright
+
+
+@contextmanager
+def phone_page(site: Path) -> Iterator[tuple[str, Any, list[str]]]:
+    """The built site served on 127.0.0.1 and one phone-sized Chromium page on it: (base URL, page, the URL of
+    every request the page makes, in order)."""
+    sync_playwright = playwright_or_skip()
+    with serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORTS["phone"])
+            fetched: list[str] = []
+            page.on("request", lambda r: fetched.append(r.url))
+            yield base, page, fetched
+        finally:
+            browser.close()
 
 
 def shoot(browser: Any, base: str, scheme: str, device: str) -> None:
