@@ -23,7 +23,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mutation.report import (
     ModuleScore,
@@ -87,6 +87,13 @@ def _tool(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
+def _baseline(module: dict[str, Any], fh: IO[str], log: Path) -> None:
+    """Run the module's tests unmutated into ``fh``; stop when they fail (no mutant could be judged)."""
+    baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
+    if baseline.returncode != 0:
+        raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+
+
 def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
     """Mutate one module and test every mutant; the seconds it took."""
     name, path = module["name"], ROOT / module["path"]
@@ -95,9 +102,7 @@ def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
     before = _digest(path)
     start = time.monotonic()
     with log.open("w") as fh:
-        baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
-        if baseline.returncode != 0:
-            raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+        _baseline(module, fh, log)
         # a mutant that makes a loop endless is killed by the timeout: a few times the unmutated run
         took = time.monotonic() - start
         cfg.write_text(session_config(module, run, max(run["timeout_min"], run["timeout_factor"] * took)))
@@ -127,9 +132,7 @@ def retest_module(module: dict[str, Any], out: Path, equivalents: list[dict[str,
     before = _digest(path)
     start = time.monotonic()
     with log.open("w") as fh:
-        baseline = subprocess.run(test_command(module["tests"]), shell=True, cwd=ROOT, stdout=fh, stderr=fh)
-    if baseline.returncode != 0:
-        raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
+        _baseline(module, fh, log)
     killed = 0
     here = os.getcwd()
     os.chdir(ROOT)  # a session names its module relative to the repository root
