@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from qbank.claims.extract import _extracted
 from qbank.memo import Memo
 from qbank.pipeline import check_all
 
@@ -17,7 +18,11 @@ def texts(root: Path, memo: Memo | None) -> list[str]:
 def test_memoized_checks_match_fresh_ones_across_edits(tiny_repo: Path) -> None:
     memo = Memo()
     assert texts(tiny_repo, memo) == texts(tiny_repo, None)
-    assert memo.loaded and memo.extracted
+    assert memo.loaded
+    # answers' extraction is kept by text (extract's own cache): an unchanged answer is not extracted again
+    misses = _extracted.cache_info().misses
+    assert texts(tiny_repo, memo) == texts(tiny_repo, None)
+    assert _extracted.cache_info().misses == misses and _extracted.cache_info().hits > 0
 
     question = tiny_repo / "questions" / "base-question.yaml"
     original = question.read_text()

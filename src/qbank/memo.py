@@ -18,5 +18,3 @@ class Memo:
     loaded: dict[tuple[str, int, int], Any] = field(default_factory=dict)
     """``load_model`` of a question's YAML file, and the items of a catalog file with their problems, keyed by the
     file's path, modification time (ns) and size."""
-    extracted: dict[str, Any] = field(default_factory=dict)
-    """The quantities and orphan markers extracted from an answer's text, keyed by the text."""

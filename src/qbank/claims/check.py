@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..corpus import Corpus
-from ..memo import Memo
 from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
@@ -104,24 +103,17 @@ def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | 
     return bind_answer(slug, path, quantities, orphans, values, held=held_numbers(text, quantities))
 
 
-def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | None = None) -> ClaimsReport:
+def check_corpus(corpus: Corpus, values: ValuesFor | None = None) -> ClaimsReport:
     """Bind every answer and concept explanation against its script's latest record (or ``values(root, slug)``).
 
-    With a ``memo``, an answer whose text was extracted before is only bound again (values may have changed).
+    Extraction is kept by text (``extract``), so a re-check (`qbank serve`) extracts only the texts that changed
+    and binds every answer again (values may have changed).
     """
     values = values or values_module.values_for
     report = ClaimsReport()
     for slug in sorted(corpus.answers):
         answer = corpus.answers[slug]
-        if memo is None:
-            report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
-            continue
-        if answer.text not in memo.extracted:
-            memo.extracted[answer.text] = extract(answer.text)
-        quantities, orphans = memo.extracted[answer.text]
-        found = values(corpus.root, slug)
-        held = held_numbers(answer.text, quantities)
-        report.answers.append(bind_answer(slug, answer.path, list(quantities), list(orphans), found, held=held))
+        report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
     # concept explanations after the answers: their worked numbers bind to their worked example's values
     report.answers.extend(check_concepts(corpus, values))
     # and a question's own fields (title, description, teaser...): the first numbers a reader sees
