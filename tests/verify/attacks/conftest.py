@@ -127,7 +127,10 @@ def setup(name: str, as_user: bool) -> Attack:
     home.mkdir()
     ledger_dir.mkdir()
     ledger = ledger_dir / "ledger.sqlite3"
-    sock = Path(tempfile.gettempdir()) / f"qbank-attack-sock-{name}"
+    # one host socket per case, caller and worker: the root and user runs of a case can run at once under xdist,
+    # and a shared path let one's unlink-then-bind race the other's (EADDRINUSE)
+    who = "user" if as_user else "root"
+    sock = Path(tempfile.gettempdir()) / f"qbank-attack-sock-{name}-{who}-{os.getpid()}"
     atk = Attack(name, spec, base, repo, home, ledger, sock)
     (home / ".ssh").mkdir(mode=0o700)
     (home / ".ssh" / "id_canary").write_text(SSH_CANARY + "\n")
