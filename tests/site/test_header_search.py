@@ -49,5 +49,7 @@ def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
         assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
         page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
         expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
+        # the message can show before the results are drawn: wait for the first result, then count
+        page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
         assert page.locator(".pagefind-ui__result-link").count() > 0
         assert any(u.endswith("/pagefind/pagefind.js") for u in fetched), fetched
