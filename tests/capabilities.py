@@ -5,11 +5,16 @@ elsewhere it skips with the reason. Assertions never branch on the environment; 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's, as `make browser` installs it
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def under_ci() -> bool:
@@ -40,12 +45,31 @@ def bwrap() -> bool:
     return os.access("/usr/bin/bwrap", os.X_OK)
 
 
-CHECKS = {"netns": netns, "root": root, "setpriv": setpriv, "bwrap": bwrap}
+def chromium() -> bool:
+    """Whether Debian's Chromium is installed (`make browser`)."""
+    return os.access(CHROMIUM, os.X_OK)
+
+
+def playwright() -> bool:
+    """Whether Playwright's Python package is importable (the dev extra: `make venv`)."""
+    return importlib.util.find_spec("playwright") is not None
+
+
+def axe() -> bool:
+    """Whether axe-core is where `make node` puts it."""
+    return AXE.is_file()
+
+
+CHECKS = {"netns": netns, "root": root, "setpriv": setpriv, "bwrap": bwrap, "chromium": chromium,
+          "playwright": playwright, "axe": axe}
 WHY = {
     "netns": "network and mount namespaces (unshare -n -m)",
     "root": "root, to switch to an unprivileged user",
     "setpriv": "util-linux setpriv",
     "bwrap": "bubblewrap at /usr/bin/bwrap",
+    "chromium": f"Debian's chromium at {CHROMIUM} (make browser)",
+    "playwright": "Playwright's Python package (make venv)",
+    "axe": "axe-core in node_modules (make node)",
 }
 
 
@@ -55,11 +79,12 @@ def missing(*names: str) -> list[str]:
 
 
 def require(*names: str) -> None:
-    """Fail (under CI) or skip (elsewhere) unless the machine has every named capability."""
+    """Fail (under CI) or skip (elsewhere) unless the machine has every named capability; at a module's top level
+    it fails or skips the whole module."""
     lacking = missing(*names)
     if not lacking:
         return
     reason = "needs " + ", ".join(lacking)
     if under_ci():
         pytest.fail(f"{reason} (CI=true: a missing capability is a failure, not a skip)")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)

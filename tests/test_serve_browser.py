@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from .capabilities import CHROMIUM, require
 from .test_serve import PAGE, SLUG, Preview, banner, preview  # noqa: F401  (preview is a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync"]
 
-if os.environ.get("CI") != "true":  # under CI a missing Playwright is an import error, i.e. a failure
-    pytest.importorskip("playwright.sync_api", reason="Playwright is in the dev extra: make venv")
+require("playwright")  # a failure under CI=true, a skip elsewhere
 from playwright.sync_api import Browser, expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
     """Debian's Chromium, headless."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
-        pytest.skip(f"{CHROMIUM} is not installed (run `make browser`)")
+    require("chromium")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b

@@ -9,7 +9,6 @@ and must see them.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 from pathlib import Path
@@ -17,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from ..capabilities import CHROMIUM, require
 from .conftest import serving
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -32,14 +31,9 @@ ARGS = [
 
 
 def _browser_or_skip() -> Any:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        sync_playwright = None
-    if sync_playwright is None or not Path(CHROMIUM).is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail("browser tests need playwright and Debian's chromium (make browser)")
-        pytest.skip("playwright or /usr/bin/chromium missing (run make browser)")
+    require("playwright", "chromium")
+    from playwright.sync_api import sync_playwright
+
     return sync_playwright
 
 

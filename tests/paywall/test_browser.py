@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,12 +10,12 @@ import pytest
 
 from qbank.paywall.ledger import open_ledger
 
+from ..capabilities import CHROMIUM, require
 from ..conftest import REPO
 from .conftest import Built, built_and_served, rebuild
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("paywall-site")]
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -31,18 +30,14 @@ TOPIC = "/topics/kv-cache/"
 # sealed sections per page: the answer's premium ones, then the executed derivation of a premium question
 KV_SECTIONS, DRAFT_SECTIONS = 3, 2
 
-if os.environ.get("CI") != "true":  # under CI a missing Playwright is an import error, i.e. a failure
-    pytest.importorskip("playwright.sync_api", reason="Playwright is in the dev extra: make venv")
+require("playwright")  # a failure under CI=true, a skip elsewhere
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """One Chromium for the whole module."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
-        pytest.skip(f"{CHROMIUM} is not installed (run `make browser`)")
+    require("chromium")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ..capabilities import CHROMIUM, require
 from ..conftest import REPO
 from .conftest import PRACTICE_CASE, Served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync"]
 SHOTS = REPO / "test-artifacts" / "practice"
@@ -26,18 +25,14 @@ PREMIUM = "/practice/kv-loop-premium/"
 DRILL = "/practice/drills/token-bucket-admission/"
 CANARY = "QBPRACTICEPREMIUMCANARY"
 
-if os.environ.get("CI") != "true":  # under CI a missing Playwright is an import error, i.e. a failure
-    pytest.importorskip("playwright.sync_api", reason="Playwright is in the dev extra: make venv")
+require("playwright")  # a failure under CI=true, a skip elsewhere
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Debian's Chromium, headless (a missing one fails under CI)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing; `make browser` installs it")
-        pytest.skip(f"{CHROMIUM} is not installed (run `make browser`)")
+    require("chromium")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b

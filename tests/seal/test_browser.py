@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import threading
 from pathlib import Path
 
 import pytest
 
+from ..capabilities import CHROMIUM, require
 from .test_attack_cases import overlay, run_stage
 
-if os.environ.get("CI") != "true":  # under CI a missing Playwright is an import error, i.e. a failure
-    pytest.importorskip("playwright.sync_api", reason="Playwright is in the dev extra: make venv")
-from playwright.sync_api import Route, sync_playwright
+require("playwright")  # a failure under CI=true, a skip elsewhere
+from playwright.sync_api import Route, sync_playwright  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -27,6 +26,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.mark.parametrize("case", ["seal-meta-refresh", "seal-style-injection"])
 def test_injected_markup_does_nothing_in_chromium(tmp_path: Path, case: str) -> None:
+    require("chromium")
     root = overlay(tmp_path, case)
     run = run_stage(root, "build")
     assert run.returncode == 0, run.stdout[-2000:]
@@ -36,7 +36,7 @@ def test_injected_markup_does_nothing_in_chromium(tmp_path: Path, case: str) -> 
     outside: list[str] = []
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS, headless=True)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             page = browser.new_page()
 
             def block(route: Route) -> None:

@@ -12,21 +12,18 @@ import pytest
 
 from qbank.sitecheck.links import serve
 
+from ..capabilities import AXE, require
 from ..conftest import REPO
 from .test_screenshots import ARGS, CHROMIUM, PAGES, playwright_or_skip
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
 
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 MATH_SCRIPT = re.compile(r"katex|mathjax|mathml|auto-render", re.I)
 
 
 def axe_source() -> str:
     """axe-core as `make node` installs it; under CI a missing file fails instead of skipping."""
-    if not AXE.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{AXE} is missing (make node)")
-        pytest.skip(f"{AXE} is missing (make node)")
+    require("axe")
     return AXE.read_text(encoding="utf-8")
 
 

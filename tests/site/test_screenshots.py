@@ -12,11 +12,11 @@ import pytest
 
 from qbank.sitecheck.links import serve
 
+from ..capabilities import CHROMIUM, require
 from ..conftest import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("site")]
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync"]
 OUT = REPO / "test-artifacts" / "screenshots"
@@ -37,16 +37,9 @@ VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, 
 
 def playwright_or_skip() -> Any:
     """The Playwright sync API and Chromium; under CI a missing browser fails instead of skipping."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{CHROMIUM} is missing")
-        pytest.skip(f"{CHROMIUM} is missing (make browser)")
+    require("playwright", "chromium")
+    from playwright.sync_api import sync_playwright
+
     return sync_playwright
 
 
