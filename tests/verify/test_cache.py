@@ -218,3 +218,60 @@ def test_a_row_without_a_recorded_wall_reruns(cached: Path) -> None:
         entry["index"]["env"] = entry["index"]["env"][:3]
         store.write_entry(cached, entry)
     assert set(reasons(cached).values()) == {"sandbox unrecorded -> sandbox"}
+
+
+MALFORMED_ROWS = {
+    "not a list": "row",
+    "three items": [0, {}, {"outcome": "pass"}],
+    "environment out of range": [7, {}, {"outcome": "pass"}, None],
+    "environment not a number": ["0", {}, {"outcome": "pass"}, None],
+    "stats not a mapping": [0, [], {"outcome": "pass"}, None],
+    "a stat of three items": [0, {"verify/uses-lib.py": [1, 2, "sha"]}, {"outcome": "pass"}, None],
+    "a stat's size a string": [0, {"verify/uses-lib.py": ["1", 2, "sha", 3]}, {"outcome": "pass"}, None],
+    "result a string": [0, {}, "pass", None],
+    "result without an outcome": [0, {}, {"duration": 1}, None],
+    "frozen path a number": [0, {}, {"outcome": "pass"}, 5],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED_ROWS))
+def test_a_malformed_index_row_is_dropped_and_its_script_reruns(cached: Path, kind: str) -> None:
+    """The index is a file like any other input: a bad row is no cached result, never an internal error."""
+    path = cached / store.INDEX
+    data = store.read_json(path)
+    data["rows"]["uses-lib"] = MALFORMED_ROWS[kind]
+    store.write_json(path, data)
+    assert "uses-lib" not in store.read_index(cached).rows
+    run = verify(cached, VerifyConfig())
+    assert {r["slug"]: r["cache"] for r in run.results if r["cache"] != "hit"} == {}  # the entry still serves it
+    (cached / store.INDEX).unlink()
+    store.write_json(path, data)
+    entry = store.entry_path(cached, "uses-lib")
+    broken = store.read_json(entry)
+    broken["index"]["stats"] = {"verify/uses-lib.py": "x"}
+    store.write_json(entry, broken)
+    data["rows"]["uses-lib"] = MALFORMED_ROWS[kind]
+    store.write_json(path, data)
+    run = verify(cached, VerifyConfig())  # neither the index nor the entry holds a usable row: it runs again
+    assert {r["slug"]: r["reason"] for r in run.results if r["cache"] != "hit"} == {"uses-lib": "no cached result"}
+    assert {r["outcome"] for r in run.results} == {"pass"}
+
+
+@pytest.mark.parametrize("entry_text", ["", "[]", '{"result": "pass"}', '{"result": {"duration": 1}}'])
+def test_a_malformed_entry_is_no_result(cached: Path, entry_text: str) -> None:
+    (cached / store.INDEX).unlink()
+    store.entry_path(cached, "uses-lib").write_text(entry_text)
+    assert store.latest_result(cached, "uses-lib") is None and store.latest_record(cached, "uses-lib") is None
+    run = verify(cached, VerifyConfig())
+    assert {r["slug"]: r["reason"] for r in run.results if r["cache"] != "hit"} == {"uses-lib": "no cached result"}
+
+
+def test_a_reason_names_a_few_changed_files_and_counts_the_rest() -> None:
+    old = {"script": "s", "deps": {f"lib/m{i}.py": "a" for i in range(9)}}
+    new = {"script": "s", "deps": {**{f"lib/m{i}.py": "b" for i in range(8)}, "lib/m8.py": cache.ABSENT}}
+    got = cache.reasons(old, new, "verify/x.py")
+    assert got == [*(f"lib/m{i}.py changed" for i in range(cache.MAX_FILES_NAMED - 1)),
+                   f"{9 - cache.MAX_FILES_NAMED + 1} more files"]
+    few = {"script": "s", "deps": {"lib/m0.py": "b", "lib/m1.py": cache.ABSENT}}
+    assert cache.reasons({"script": "s", "deps": {"lib/m0.py": "a", "lib/m1.py": "a"}}, few, "verify/x.py") == [
+        "lib/m0.py changed", "lib/m1.py removed"]

@@ -138,6 +138,10 @@ def cache_key(inputs: dict[str, Any]) -> str:
     return str(h.hexdigest())
 
 
+MAX_FILES_NAMED = 5
+"""A reason names at most this many changed files (the last place counts the others)."""
+
+
 def reasons(old: dict[str, Any] | None, new: dict[str, Any], script_rel: str) -> list[str]:
     """Why a cached result no longer holds: 'script changed', 'verify/_lib/x.py changed', 'torch a -> b'."""
     if old is None:
@@ -146,12 +150,14 @@ def reasons(old: dict[str, Any] | None, new: dict[str, Any], script_rel: str) ->
     if old.get("script") != new.get("script"):
         out.append("script changed")
     old_deps, new_deps = old.get("deps", {}), new.get("deps", {})
-    for rel in sorted(set(old_deps) | set(new_deps)):
-        if rel == script_rel:
-            continue
-        a, b = old_deps.get(rel), new_deps.get(rel)
-        if a != b:
-            out.append(f"{rel} removed" if b == ABSENT else f"{rel} changed")
+    files = [
+        f"{rel} removed" if new_deps.get(rel) == ABSENT else f"{rel} changed"
+        for rel in sorted(set(old_deps) | set(new_deps))
+        if rel != script_rel and old_deps.get(rel) != new_deps.get(rel)
+    ]
+    # a new virtual environment changes hundreds of files a script read: name a few and count the rest
+    out += files if len(files) <= MAX_FILES_NAMED else [*files[:MAX_FILES_NAMED - 1],
+                                                         f"{len(files) - MAX_FILES_NAMED + 1} more files"]
     for label, k in (("API", "api"), ("torch", "torch"), ("device", "device")):
         if old.get(k) != new.get(k):
             out.append(f"{label} {old.get(k)} -> {new.get(k)}")

@@ -174,10 +174,8 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
             continue
         row = index.row(slug)
         if row is None:
-            entry = store.read_entry(root, slug)  # the index is an accelerator; entries are the truth
-            row = entry.get("index") if entry else None
-            if row is not None and row.get("v") != ROW_VERSION:
-                row = None
+            # the index is an accelerator; entries are the truth (a malformed one is no result: the script re-runs)
+            row = store.entry_row(store.read_entry(root, slug), ROW_VERSION)
         if row is None or config.force:
             todo.append((slug, "forced (--force)" if config.force else "no cached result"))
             continue

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .warm import INDEX_REL, INDEX_VERSION
+from .warm import INDEX_REL, INDEX_VERSION, row_ok
 
 CACHE_DIR = Path(".qbank/cache")
 ENTRIES = CACHE_DIR / "entries"
@@ -52,7 +52,17 @@ def derivation_path(root: Path, slug: str) -> Path:
 def read_entry(root: Path, slug: str) -> dict[str, Any] | None:
     """The stored entry of a script's latest run (inputs, result, record, derivation), if any."""
     data = read_json(entry_path(root, slug))
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("result"), dict):
+        return None  # unreadable or malformed: as if the script had never run (it runs again)
+    return data if isinstance(data["result"].get("outcome"), str) else None
+
+
+def entry_row(entry: dict[str, Any] | None, version: int) -> dict[str, Any] | None:
+    """An entry's full index row when it is of ``version`` and has the shape the engine reads, else None."""
+    row = entry.get("index") if entry else None
+    if not isinstance(row, dict) or row.get("v") != version or not isinstance(row.get("env"), list):
+        return None
+    return row if row_ok([0, row.get("stats"), row.get("result"), row.get("frozen")], 1) else None
 
 
 def write_entry(root: Path, entry: dict[str, Any]) -> None:
@@ -129,7 +139,9 @@ def read_index(root: Path) -> Index:
     envs, rows = data.get("envs"), data.get("rows")
     if not isinstance(envs, list) or not isinstance(rows, dict):
         return Index()
-    return Index(envs, rows)
+    if not all(isinstance(env, list) for env in envs):
+        return Index()
+    return Index(envs, {slug: row for slug, row in rows.items() if isinstance(slug, str) and row_ok(row, len(envs))})
 
 
 def write_index(root: Path, index: Index) -> None:
@@ -160,8 +172,8 @@ def latest_result(root: Path, slug: str) -> dict[str, Any] | None:
     return {
         "slug": slug,
         "outcome": result["outcome"],
-        "duration": result["duration"],
-        "device": result["device"],
+        "duration": result.get("duration"),
+        "device": result.get("device"),
         "ran_at": result.get("ran_at"),
         "kernels": result.get("kernels", []),
         "derivation": str(deriv) if deriv.exists() else None,

@@ -50,6 +50,24 @@ def stat_holds(row: list[Any], st: os.stat_result) -> bool:
     return bool(row[0] == st.st_size and row[1] == st.st_mtime_ns and st.st_mtime_ns < row[3] - RACY_NS)
 
 
+def row_ok(row: object, n_envs: int) -> bool:
+    """Whether a compact index row has the shape the engine reads: ``[environment number, stats, result, frozen
+    path or None]``, each stat ``[size, mtime_ns, sha, hashed_at_ns]`` and the result a mapping with an outcome.
+    The index is a file on disk like any other input: a row that fails this is dropped and its script re-runs."""
+    if not (isinstance(row, list) and len(row) == 4):
+        return False
+    env, stats, result, frozen = row
+    if type(env) is not int or not 0 <= env < n_envs or not (frozen is None or isinstance(frozen, str)):
+        return False
+    if not isinstance(result, dict) or not isinstance(result.get("outcome"), str) or not isinstance(stats, dict):
+        return False
+    return all(
+        isinstance(rel, str) and isinstance(st, list) and len(st) == 4 and type(st[0]) is int
+        and type(st[1]) is int and isinstance(st[2], str) and type(st[3]) is int
+        for rel, st in stats.items()
+    )
+
+
 def script_names(folder: str) -> list[str]:
     """The script file names in ``verify/`` (``_`` folders and files are shared code), sorted; [] without one."""
     try:
@@ -132,23 +150,26 @@ def no_op_outcomes(root: str, env: list[Any], index: tuple[list[Any], dict[str, 
         row = rows.get(name[:-3])
         if not isinstance(row, list) or len(row) != 4 or row[0] not in good:
             return None
-        stats, result = row[1], row[2]
-        outcome = result.get("outcome")
-        if outcome == "timeout" or result.get("problems"):
-            return None
-        for rel, recorded in stats.items():
-            sha = seen.get(rel)
-            if sha is None:
-                try:
-                    st = os.stat(prefix + rel)
-                except OSError:
-                    if recorded[2] != ABSENT:
-                        return None
-                else:
-                    if not stat_holds(recorded, st):
-                        return None
-                sha = seen[rel] = recorded[2]
-            elif sha != recorded[2]:
+        try:  # a malformed row is the engine's to drop (``row_ok``); checking each here would cost the warm run
+            stats, result = row[1], row[2]
+            outcome = result.get("outcome")
+            if outcome == "timeout" or result.get("problems") or not isinstance(outcome, str):
                 return None
+            for rel, recorded in stats.items():
+                sha = seen.get(rel)
+                if sha is None:
+                    try:
+                        st = os.stat(prefix + rel)
+                    except OSError:
+                        if recorded[2] != ABSENT:
+                            return None
+                    else:
+                        if not stat_holds(recorded, st):
+                            return None
+                    sha = seen[rel] = recorded[2]
+                elif sha != recorded[2]:
+                    return None
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError):
+            return None
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
