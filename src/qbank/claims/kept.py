@@ -13,29 +13,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..memo import Memo
-from ..verify.store import entry_path
+from ..memo import Memo, file_stamp
+from ..verify.store import ENTRIES
 from . import values as values_module
 from .bind import AnswerClaims
 from .embedded import ValuesFor
 from .match import Declared
 
 
-def file_stamp(path: Path) -> tuple[int, int, int] | None:
-    """(mtime ns, size, inode) of a file, None when it is missing."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
 def values_by_stamp(memo: Memo) -> ValuesFor:
     """``values_for``, kept per script while its stored entry's stamp is unchanged (the same list object then)."""
 
     def values(root: Path, slug: str) -> list[Declared] | None:
-        stamp = file_stamp(entry_path(root, slug))
-        key = (str(root), slug)
+        base = str(root)
+        stamp = file_stamp(f"{base}/{ENTRIES}/{slug}.json")
+        key = (base, slug)
         kept = memo.values.get(key)
         if stamp is not None and kept is not None and kept[0] == stamp:
             return kept[1]
