@@ -2,6 +2,7 @@
 
     python bench/serve.py            # N = 1,000 questions, 3 edits each way
     python bench/serve.py --n 200 --edits 5
+    python bench/serve.py --keep; python bench/serve.py --reuse /tmp/qbank-bench-serve-XXXX   # no cold verify
 
 Generates the synthetic corpus of ``bench/build.py`` (same generator), starts `qbank serve` on a free port,
 appends a fresh sentence to one answer and times until the served question page contains it; then does the
@@ -102,14 +103,18 @@ def save_to_reload(source: Path, page_url: str, edits: int, tag: str) -> list[fl
     return times
 
 
-def run(n: int, edits: int, tmp: Path) -> dict[str, object]:
-    """Generate the corpus, time saves under `qbank serve`, then under plain `mkdocs serve`."""
+def run(n: int, edits: int, tmp: Path, reuse: Path | None = None) -> dict[str, object]:
+    """Generate the corpus (or reuse one an earlier ``--keep`` run left, with its verification cache), time saves
+    under `qbank serve`, then under plain `mkdocs serve`."""
     bb = _bench_build()
-    root, plain = tmp / "repo", tmp / "plain"
-    plain.mkdir()
     t0 = time.perf_counter()
-    bb.write_corpus(root, n)
-    bb.write_plain(root, plain)
+    if reuse is not None:
+        root, plain = reuse / "repo", reuse / "plain"
+    else:
+        root, plain = tmp / "repo", tmp / "plain"
+        plain.mkdir()
+        bb.write_corpus(root, n)
+        bb.write_plain(root, plain)
     setup = time.perf_counter() - t0
     slug = f"synthetic-question-{1:05d}"  # premium (i % 3 != 0): its premium section is shown in preview
 
@@ -161,8 +166,12 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1000, help="number of questions (default 1000)")
     parser.add_argument("--edits", type=int, default=3, help="saves timed each way; the median is reported")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (and the server logs)")
+    parser.add_argument("--reuse", type=Path, help="the folder of an earlier --keep run: its corpus (N as it was "
+                        "written) and verification cache, so the first build runs no script")
     args = parser.parse_args()
-    return int(_bench_build().print_figures("qbank-bench-serve-", args.keep, lambda tmp: run(args.n, args.edits, tmp)))
+    reuse = args.reuse.resolve() if args.reuse else None
+    return int(_bench_build().print_figures("qbank-bench-serve-", args.keep,
+                                            lambda tmp: run(args.n, args.edits, tmp, reuse)))
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def check_all(
 
     # practice tests and drills: their keys read the records above, and a claim a key uses is used
     bank, practice_problems = check_practice(root, corpus, run=verify, trust_local=trust_local)
-    claims = check_corpus(corpus)
+    claims = check_corpus(corpus, memo=memo)
     report.extend(keyed_claims_used(claims.problems, bank))
     report.extend(lock_problems(root, claims.answers))  # a binding that changed meaning since claims.lock
     report.extend(duplicated_problems(corpus))

@@ -178,3 +178,22 @@ def test_memoized_check_matches_a_fresh_one_after_a_catalog_edit(tiny_repo: Path
     topics.write_text(topics.read_text() + "  - {bad: item}\n")
     edited = [p.text() for p in check_all(tiny_repo, memo=memo)[1].sorted()]
     assert edited == [p.text() for p in check_all(tiny_repo)[1].sorted()] and edited != fresh
+
+
+def test_listing_pages_stay_through_an_answer_edit_and_follow_a_title_or_catalog_edit(site_loop: Loop) -> None:
+    from qbank.preview import current
+
+    site_loop.rebuild()
+    memo = current(site_loop.root).pages
+    topic = site_loop.site / "topics" / "kv-cache" / "index.html"
+    home = site_loop.site / "index.html"
+    company = site_loop.site / "companies" / "xai" / "index.html"
+    written = topic.stat().st_mtime_ns
+    site_loop.save("answers/kv-budget.md", "same budget.", "same budget. FRESH-EDIT-4410.")
+    assert memo.listings_rendered == 0 and topic.stat().st_mtime_ns == written  # kept, not written again
+    site_loop.save("questions/kv-fp8.yaml", 'title: "', 'title: "RETITLED-2207 ')
+    assert memo.listings_rendered > 0
+    assert "RETITLED-2207" in topic.read_text(encoding="utf-8")
+    assert "RETITLED-2207" in home.read_text(encoding="utf-8")  # the editors' picks list every question here
+    site_loop.save("questions/_catalog/companies.yaml", "looks_for: Deep", "looks_for: LOOKS-FOR-3391 Deep")
+    assert "LOOKS-FOR-3391" in company.read_text(encoding="utf-8")

@@ -66,3 +66,49 @@ def test_a_public_question_field_repeating_premium_text_is_positioned(tmp_path: 
     assert [(p.path, p.code) for p in problems] == [("questions/kv-fp8.yaml", "premium-duplicated")]
     lines = question.read_text().split("\n")
     assert problems[0].line == next(i for i, ln in enumerate(lines, 1) if ln.startswith("description:"))
+
+
+def _fresh(corpus: object) -> tuple[object, object]:
+    """shared_code and free_sources with every kept result dropped first."""
+    from qbank.seal import premium_text
+
+    premium_text._SHARED.clear()
+    premium_text._SCRIPTS.clear()
+    premium_text._QUESTION_SOURCES.clear()
+    premium_text._answer_sources.cache_clear()
+    return premium_text.shared_code(corpus), list(premium_text.free_sources(corpus))  # type: ignore[arg-type]
+
+
+def test_kept_shared_runs_and_free_sources_follow_each_edit(tmp_path: Path) -> None:
+    """What `qbank serve` keeps between checks (script runs by file stamp, shared runs by their inputs, a question's
+    sources by its parsed file) equals a fresh computation after a script, an answer and a question edit."""
+    import shutil
+
+    from qbank.memo import Memo
+    from qbank.seal.premium_text import free_sources, shared_code
+
+    root = tmp_path / "repo"
+    for part in ("questions", "answers", "verify"):
+        shutil.copytree(CASES / "site" / part, root / part)
+    memo = Memo()
+
+    def kept() -> tuple[object, object]:
+        corpus = load_corpus(root, memo=memo)[0]
+        return shared_code(corpus), list(free_sources(corpus))
+
+    first = kept()
+    assert first == _fresh(load_corpus(root)[0])
+    sentence = "the cache grows with every token of every request in flight"
+    script = root / "verify" / "kv-fp8.py"  # a premium question's script now shows a free answer's words
+    script.write_text(script.read_text() + f"# {sentence}\n")
+    budget = root / "answers" / "kv-budget.md"
+    budget.write_text(budget.read_text() + f"\nIn short, {sentence}.\n")
+    edited = kept()
+    assert edited == _fresh(load_corpus(root)[0])
+    shared = edited[0]
+    assert isinstance(shared, dict) and ("cache", "grows", "with", "every", "token", "of") in shared["kv-fp8"]
+    question = root / "questions" / "kv-fp8.yaml"
+    question.write_text(question.read_text().replace('title: "Is an FP8', 'title: "RETITLED Is an FP8', 1))
+    retitled = kept()
+    assert retitled == _fresh(load_corpus(root)[0])
+    assert any(s.text.startswith("RETITLED") for s in retitled[1])  # type: ignore[attr-defined]

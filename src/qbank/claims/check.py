@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..corpus import Corpus
+from ..memo import Memo
 from ..problems import Problem
 from . import values as values_module
 from .bind import AnswerClaims, Binding, bind_answer
@@ -14,6 +15,7 @@ from .embedded import ValuesFor
 from .extract import extract
 from .fields import check_fields
 from .held import held_numbers
+from .kept import keep_binding, kept_binding, values_by_stamp
 from .match import Declared, shown
 
 
@@ -103,19 +105,27 @@ def check_answer_text(slug: str, path: str, text: str, values: list[Declared] | 
     return bind_answer(slug, path, quantities, orphans, values, held=held_numbers(text, quantities))
 
 
-def check_corpus(corpus: Corpus, values: ValuesFor | None = None) -> ClaimsReport:
+def check_corpus(corpus: Corpus, values: ValuesFor | None = None, memo: Memo | None = None) -> ClaimsReport:
     """Bind every answer and concept explanation against its script's latest record (or ``values(root, slug)``).
 
-    Extraction is kept by text (``extract``), so a re-check (`qbank serve`) extracts only the texts that changed
-    and binds every answer again (values may have changed).
+    Extraction is kept by text (``extract``). With a ``memo`` (`qbank serve`), each script's values are kept by
+    its stored entry's stamp and an answer or a question's fields are bound again only when their text or values
+    changed (``claims.kept``); without one, every answer is bound again.
     """
-    values = values or values_module.values_for
+    if values is None:
+        values = values_module.values_for if memo is None else values_by_stamp(memo)
     report = ClaimsReport()
     for slug in sorted(corpus.answers):
         answer = corpus.answers[slug]
-        report.answers.append(check_answer_text(slug, answer.path, answer.text, values(corpus.root, slug)))
+        found = values(corpus.root, slug)
+        result = kept_binding(memo, answer.path, answer.text, found) if memo is not None else None
+        if result is None:
+            result = check_answer_text(slug, answer.path, answer.text, found)
+            if memo is not None:
+                keep_binding(memo, answer.path, answer.text, found, result)
+        report.answers.append(result)
     # concept explanations after the answers: their worked numbers bind to their worked example's values
     report.answers.extend(check_concepts(corpus, values))
     # and a question's own fields (title, description, teaser...): the first numbers a reader sees
-    report.answers.extend(check_fields(corpus, values))
+    report.answers.extend(check_fields(corpus, values, memo))
     return report

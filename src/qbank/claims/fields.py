@@ -11,6 +11,7 @@ quoted line, else the field's first line.
 from __future__ import annotations
 
 from ..corpus import Corpus
+from ..memo import Memo
 from ..model import PUBLIC_TEXT_FIELDS
 from ..sources import Located
 from .bind import AnswerClaims
@@ -42,21 +43,38 @@ def check_field(
     return bind_embedded(slug, rel, f"{rel}#{key}", text, values, place)
 
 
-def check_fields(corpus: Corpus, values: ValuesFor) -> list[AnswerClaims]:
-    """Every question's free fields with numbers in them, bound to its script's values."""
+def check_fields(corpus: Corpus, values: ValuesFor, memo: Memo | None = None) -> list[AnswerClaims]:
+    """Every question's free fields with numbers in them, bound to its script's values.
+
+    With a ``memo``, a question whose parsed file is the one kept since the last check (``Memo.loaded`` hands
+    back the same objects while the file's stamp is unchanged) and whose values are equal keeps its bindings
+    without its file being read again.
+    """
     out: list[AnswerClaims] = []
     for slug in sorted(corpus.questions):
         q = corpus.questions[slug]
         rel = corpus.question_path(slug)
         located = corpus.positions.get(rel)
+        if located is None:
+            continue
+        kept = memo.fields.get(rel) if memo is not None else None
+        if kept is not None and kept[0] is q and kept[1] is located:
+            if not kept[2]:  # no field holds a number: nothing was bound, no values asked for
+                out.extend(kept[4])
+                continue
+            found = values(corpus.root, slug)
+            if kept[3] is found or kept[3] == found:
+                out.extend(kept[4])
+                continue
         path = corpus.root / rel
-        if located is None or not path.is_file():
+        if not path.is_file():
             continue
         lines = path.read_text(encoding="utf-8").split("\n")
         texts: list[tuple[str, tuple[str | int, ...], str]] = [(f, (f,), getattr(q, f)) for f in PUBLIC_TEXT_FIELDS]
         texts += [(f"premium_summaries.{i}", ("premium_summaries", i), s) for i, s in enumerate(q.premium_summaries)]
-        found: list[Declared] | None = None
+        found = None
         looked = False
+        mine: list[AnswerClaims] = []
         for key, loc, text in texts:
             if not extract(text)[0]:
                 continue
@@ -64,5 +82,8 @@ def check_fields(corpus: Corpus, values: ValuesFor) -> list[AnswerClaims]:
                 found, looked = values(corpus.root, slug), True
             if found is None:  # no record yet: its answer reports claims-unverified, once
                 break
-            out.append(check_field(slug, rel, key, text, found, _origin(located, loc, lines)))
+            mine.append(check_field(slug, rel, key, text, found, _origin(located, loc, lines)))
+        if memo is not None:
+            memo.fields[rel] = (q, located, looked, found, mine)
+        out.extend(mine)
     return out

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..verify.store import derivation_path, entry_path, latest_result
+from ..memo import file_stamp
+from ..verify.store import DERIVATIONS, ENTRIES, latest_result
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,10 @@ def latest(root: Path, slug: str) -> Derivation | None:
     Kept while the stored entry and derivation keep their modification time and size: every build reads the
     derivation of each question twice (its page, the premium-text check), and `qbank serve` builds on each save.
     """
-    stamp = tuple(_file_stamp(p) for p in (entry_path(root, slug), derivation_path(root, slug)))
-    key = (str(root), slug)
+    base = str(root)
+    # string paths: building two pathlib paths per question was most of this check's cost at 1,000 questions
+    stamp = (file_stamp(f"{base}/{ENTRIES}/{slug}.json"), file_stamp(f"{base}/{DERIVATIONS}/{slug}.md"))
+    key = (base, slug)
     kept = _LATEST.get(key)
     if kept is not None and kept[0] == stamp:
         return kept[1]
@@ -109,14 +112,6 @@ def latest(root: Path, slug: str) -> Derivation | None:
 
 
 _LATEST: dict[tuple[str, str], tuple[tuple[tuple[int, int, int] | None, ...], Derivation | None]] = {}
-
-
-def _file_stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def _latest(root: Path, slug: str) -> Derivation | None:

@@ -3,6 +3,7 @@ FAQ whose every statement is computed from the same data."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..answers import PremiumSection
@@ -35,7 +36,8 @@ def included(corpus: Corpus) -> Included:
     sections = sum(
         1 for a in corpus.answers.values() for part in a.parts if isinstance(part, PremiumSection)
     )
-    scripts = sum(1 for s in slugs if (corpus.root / corpus.verify_path(s)).is_file())
+    base = str(corpus.root)
+    scripts = sum(1 for s in slugs if os.path.isfile(f"{base}/{corpus.verify_path(s)}"))
     topics = sorted(corpus.topics.values(), key=lambda t: t.order)
     with_free = tuple(t.title for t in topics if free_count(corpus, topic_order(corpus, t.slug)))
     return Included(len(slugs), free_count(corpus, slugs), sections, scripts, len(topics), with_free)

@@ -19,8 +19,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..answers import Answer, FreeText
 from ..corpus import Corpus
+from ..memo import Stamp, file_stamp
 from ..model import PUBLIC_TEXT_FIELDS
 
 K = 6
@@ -140,37 +143,57 @@ def premium_sources(corpus: Corpus) -> list[Source]:
 def free_sources(corpus: Corpus) -> Iterator[Source]:
     """Every free text contributors write: free answer parts, other sections' headings, the questions' public
     fields and premium summaries, free derivations."""
-    from ..answers import FreeText
-
     for slug in sorted(corpus.answers):
-        answer = corpus.answers[slug]
-        for part in answer.parts:
-            if isinstance(part, FreeText):
-                # FreeText.markdown is stripped: find its first line in the file for positions
-                first = part.markdown.split("\n", 1)[0]
-                lines = answer.text.split("\n")
-                start = next((i for i in range(part.line - 1, len(lines)) if lines[i] == first), part.line - 1) + 1
-                yield Source(answer.path, start, slug, "free answer", "", part.markdown)
-            else:
-                # a premium heading is public (the locked placeholder shows it)
-                yield Source(answer.path, part.line + 1, slug, "premium heading", "", part.heading)
+        yield from _answer_sources(corpus.answers[slug])
     for slug in sorted(corpus.questions):
-        qrel = corpus.question_path(slug)
-        located_q = corpus.positions.get(qrel)
-        for name in PUBLIC_TEXT_FIELDS:
-            # the h1, the <title>, the meta description and the list teaser: every page that lists it shows it
-            text = getattr(corpus.questions[slug], name)
-            if text:
-                line = located_q.value_pos((name,)).line if located_q else 1
-                yield Source(qrel, line, slug, f"question {name}", "", text)
-        for i, summary in enumerate(corpus.questions[slug].premium_summaries):
-            # public: the locked section shows it, search indexes it
-            line = located_q.value_pos(("premium_summaries", i)).line if located_q else 1
-            yield Source(qrel, line, slug, "premium summary", "", summary)
+        yield from _question_sources(corpus, slug)
         if corpus.questions[slug].access != "premium":
             found = _derivation_text(corpus, slug)
             if found:
                 yield Source(found[1], 1, slug, "free derivation", "", found[0])
+
+
+@functools.lru_cache(maxsize=MEMO_TEXTS)
+def _answer_sources(answer: Answer) -> tuple[Source, ...]:
+    """An answer's free parts and premium headings (kept by the answer's value: `qbank serve` asks every save)."""
+    out: list[Source] = []
+    lines = answer.text.split("\n")
+    for part in answer.parts:
+        if isinstance(part, FreeText):
+            # FreeText.markdown is stripped: find its first line in the file for positions
+            first = part.markdown.split("\n", 1)[0]
+            start = next((i for i in range(part.line - 1, len(lines)) if lines[i] == first), part.line - 1) + 1
+            out.append(Source(answer.path, start, answer.slug, "free answer", "", part.markdown))
+        else:
+            # a premium heading is public (the locked placeholder shows it)
+            out.append(Source(answer.path, part.line + 1, answer.slug, "premium heading", "", part.heading))
+    return tuple(out)
+
+
+_QUESTION_SOURCES: dict[str, tuple[object, object, tuple[Source, ...]]] = {}
+"""A question's public fields as sources, by its path, with the parsed question and positions they came from
+(the same objects while the file's stamp is unchanged, see ``qbank.memo``)."""
+
+
+def _question_sources(corpus: Corpus, slug: str) -> tuple[Source, ...]:
+    qrel = corpus.question_path(slug)
+    question, located_q = corpus.questions[slug], corpus.positions.get(qrel)
+    kept = _QUESTION_SOURCES.get(qrel)
+    if kept is not None and kept[0] is question and kept[1] is located_q:
+        return kept[2]
+    out: list[Source] = []
+    for name in PUBLIC_TEXT_FIELDS:
+        # the h1, the <title>, the meta description and the list teaser: every page that lists it shows it
+        text = getattr(question, name)
+        if text:
+            line = located_q.value_pos((name,)).line if located_q else 1
+            out.append(Source(qrel, line, slug, f"question {name}", "", text))
+    for i, summary in enumerate(question.premium_summaries):
+        # public: the locked section shows it, search indexes it
+        line = located_q.value_pos(("premium_summaries", i)).line if located_q else 1
+        out.append(Source(qrel, line, slug, "premium summary", "", summary))
+    _QUESTION_SOURCES[qrel] = (question, located_q, tuple(out))
+    return tuple(out)
 
 
 @dataclass
@@ -235,27 +258,58 @@ def shared_code(corpus: Corpus) -> dict[str, set[tuple[str, ...]]]:
     *prints* is never exempt, nor is any premium answer section: a script that reads premium text at run
     time and prints it does not hold it in its source.
     """
-    from ..answers import FreeText
+    return _shared(corpus)[0]
 
+
+def _shared(corpus: Corpus) -> tuple[dict[str, set[tuple[str, ...]]], tuple[tuple[str, frozenset[Any]], ...]]:
+    """:func:`shared_code`, and the same frozen as :func:`premium_prints` keys its fingerprints by."""
     scripts: dict[str, frozenset[tuple[str, ...]]] = {}
     for slug, path in corpus.verify_scripts.items():
-        try:
-            scripts[slug] = shingles(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
+        runs = _script_shingles(path)
+        if runs is not None:
+            scripts[slug] = runs
+    free_texts = tuple(p.markdown for a in corpus.answers.values() for p in a.parts if isinstance(p, FreeText))
+    premium = tuple(slug for slug, q in corpus.questions.items() if q.access == "premium")
+    key = (tuple(scripts.items()), free_texts, premium)
+    if not _SHARED or _SHARED[0] != key:  # equal inputs are mostly the very same objects: a cheap comparison
+        out = _shared_runs(scripts, free_texts, premium)
+        _SHARED[:] = [key, out, tuple(sorted((slug, frozenset(runs)) for slug, runs in out.items()))]
+    return _SHARED[1], _SHARED[2]
+
+
+_SHARED: list[Any] = []
+"""The last inputs of :func:`shared_code`, its result and that result frozen (kept for `qbank serve`, which checks
+on every save; never changed by callers)."""
+_SCRIPTS: dict[Path, tuple[Stamp | None, frozenset[tuple[str, ...]] | None]] = {}
+
+
+def _script_shingles(path: Path) -> frozenset[tuple[str, ...]] | None:
+    """The runs of a script's source (None when unreadable), kept while its (mtime ns, size, inode) are unchanged."""
+    stamp = file_stamp(str(path))
+    kept = _SCRIPTS.get(path)
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        return kept[1]
+    try:
+        runs: frozenset[tuple[str, ...]] | None = shingles(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        runs = None
+    _SCRIPTS[path] = (stamp, runs)
+    return runs
+
+
+def _shared_runs(
+    scripts: dict[str, frozenset[tuple[str, ...]]], free_texts: tuple[str, ...], premium: tuple[str, ...]
+) -> dict[str, set[tuple[str, ...]]]:
     free: set[tuple[str, ...]] = set()
-    for answer in corpus.answers.values():
-        for part in answer.parts:
-            if isinstance(part, FreeText):
-                free |= shingles(part.markdown)
+    for text in free_texts:
+        free |= shingles(text)
     # how many scripts show each run: one of a script's runs is in another script when two or more show it
     # (counted once, not a union of all the other scripts per question: that was quadratic in the bank)
     in_scripts = Counter(r for rs in scripts.values() for r in rs)
     out: dict[str, set[tuple[str, ...]]] = {}
-    for slug, q in corpus.questions.items():
-        if q.access != "premium" or slug not in scripts:
-            continue
-        out[slug] = {r for r in scripts[slug] if in_scripts[r] > 1 or r in free}
+    for slug in premium:
+        if slug in scripts:
+            out[slug] = {r for r in scripts[slug] if in_scripts[r] > 1 or r in free}
     return out
 
 
@@ -265,8 +319,7 @@ def premium_prints(corpus: Corpus) -> PremiumPrints:
     Kept by their inputs (every premium source and the shared runs): a save that changes no premium text
     (most saves in `qbank serve`) reuses the last fingerprints, and with them the free texts already compared.
     """
-    shared = shared_code(corpus)
-    return _prints(tuple(premium_sources(corpus)), tuple(sorted((s, frozenset(r)) for s, r in shared.items())))
+    return _prints(tuple(premium_sources(corpus)), _shared(corpus)[1])
 
 
 @functools.lru_cache(maxsize=2)
