@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,12 @@ def files(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def test_workers_write_the_bytes_this_process_draws(tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_workers_write_the_bytes_this_process_draws(tmp_path: Path, method: str) -> None:
     here = CardDrawing(tmp_path / "here", None, workers=0)
     here.add(JOBS)
     assert here.finish().drawn == len(JOBS) and here.executor is None
-    pooled = CardDrawing(tmp_path / "pool", tmp_path / "cache", workers=2, min_pool=1, batch=2)
+    pooled = CardDrawing(tmp_path / "pool", tmp_path / "cache", workers=2, min_pool=1, batch=2, method=method)
     pooled.add(JOBS[:5])
     assert pooled.executor is not None  # started: enough cards to draw
     pooled.add(JOBS[3:])  # the hand-written pages' cards, later; a path added twice is made once
@@ -76,6 +78,20 @@ def test_cancel_stops_the_workers(tmp_path: Path) -> None:
     assert drawing.executor is None
     with pytest.raises(RuntimeError):  # shut down: takes no more work
         executor.submit(print)
+
+
+def test_a_threaded_process_spawns_its_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        m.setattr(pool.threading, "active_count", lambda: 1)
+        assert pool.start_method() == "fork"
+    stop = threading.Event()
+    server = threading.Thread(target=stop.wait)
+    server.start()
+    try:
+        assert pool.start_method() == "spawn"
+    finally:
+        stop.set()
+        server.join()
 
 
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 0), (2, 2), (3, 3), (64, 8)])

@@ -6,15 +6,17 @@ them. The workers write the cards straight into the site; the build waits for al
 card that fails fails the build (``qbank build`` then throws the folder away: nothing half-written is swapped
 in). Cards whose entry is in the card store are copied in this process at the end (a file copy, no drawing).
 
-The workers are started with ``spawn`` as direct children of the build, so that once joined their CPU time
-is in the build's own ``RUSAGE_CHILDREN`` (what ``bench/build.py`` reports), and so that a build inside a
-threaded process (``qbank serve``) never forks.
+The workers are direct children of the build, so that once joined their CPU time is in the build's own
+``RUSAGE_CHILDREN`` (what ``bench/build.py`` reports). They are forked when the build's process has a single
+thread (``qbank build``, ``mkdocs build``: no start-up, nothing imported again, the caller's script not run
+again) and spawned otherwise (``qbank serve`` has server threads, and forking a threaded process is unsafe).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -45,6 +47,12 @@ def default_workers() -> int:
     return 0 if cpus < 2 else min(cpus, MAX_WORKERS)
 
 
+def start_method() -> str:
+    """``fork`` in a single-threaded process where it exists, ``spawn`` otherwise."""
+    single = threading.active_count() == 1
+    return "fork" if single and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 def make_cards(site: str, cache: str | None, jobs: list[CardJob]) -> int:
     """A worker's task: make ``jobs`` in ``site``; returns how many were drawn."""
     store = Path(cache) if cache is not None else None
@@ -63,10 +71,10 @@ class CardDrawing:
     """The cards of one build: ``add`` them as their pages become known, ``finish`` at the build's end."""
 
     def __init__(self, site: Path, cache: Path | None, workers: int | None = None, *, min_pool: int = MIN_POOL,
-                 batch: int = BATCH) -> None:
+                 batch: int = BATCH, method: str | None = None) -> None:
         self.site, self.cache = site, cache
         self.workers = default_workers() if workers is None else workers
-        self.min_pool, self.batch = min_pool, batch
+        self.min_pool, self.batch, self.method = min_pool, batch, method
         self.paths: set[str] = set()
         self.keys: set[str] = set()
         """The store entries this build's cards use (a full build prunes the others)."""
@@ -91,7 +99,7 @@ class CardDrawing:
         if self.executor is None:
             tasks = -(-len(to_draw) // self.batch)
             self.executor = ProcessPoolExecutor(min(self.workers, tasks),
-                                                mp_context=multiprocessing.get_context("spawn"))
+                                                mp_context=multiprocessing.get_context(self.method or start_method()))
         site, cache = str(self.site), str(self.cache) if self.cache is not None else None
         for start in range(0, len(to_draw), self.batch):
             self.tasks.append(self.executor.submit(make_cards, site, cache, to_draw[start:start + self.batch]))
