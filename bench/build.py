@@ -6,6 +6,11 @@
 Reports the qbank/plain build-time ratio (target <= 1.1), time per page, peak memory, the search index size,
 and the gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
 run in this process, alternating, and the best of ``--repeat`` runs of each is kept.
+
+Every qbank build counted in the ratio starts with an empty card store (``.qbank/cards``: cold, every card
+drawn); one more build after them reuses the store (warm) and is reported apart. CPU time includes the card
+workers and Pagefind (children of this process, joined before the build returns). ``--sequential`` adds one cold
+qbank build with the cards drawn in the build's own process (no workers), as they were before the workers.
 """
 
 from __future__ import annotations
@@ -29,9 +34,12 @@ from typing import Any
 import yaml
 
 from qbank.build import mkdocs_build
+from qbank.cards import pool
+from qbank.cards.cache import CARDS_DIR
 from qbank.corpus import load_corpus
 from qbank.offer.model import load_shop
 from qbank.render.pages import render_pages
+from qbank.render.search import pagefind_command
 from qbank.render.settings import settings_from
 from qbank.sitecheck import check_reach, check_structure
 from qbank.sitecheck.structure import html_pages
@@ -171,14 +179,29 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def timed(root: Path, out: Path) -> tuple[float, float]:
-    """Wall and CPU seconds for one mkdocs build of ``root`` into ``out``.
+def peak_rss_children_mib() -> float:
+    """The peak resident memory of the largest finished child so far (a card worker or Pagefind; a forked
+    worker's figure counts the pages it shares with this process)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def timed(root: Path, out: Path, *, cold: bool = True) -> tuple[float, float]:
+    """Wall and CPU seconds for one mkdocs build of ``root`` into ``out``; ``cold`` empties the card store first.
 
     CPU time is reported too because wall time on a shared machine moves with other people's load.
     """
     shutil.rmtree(out, ignore_errors=True)
+    if cold:
+        shutil.rmtree(root / CARDS_DIR, ignore_errors=True)
     wall, cpu = time.perf_counter(), cpu_seconds()
     mkdocs_build(root, out)
+    return time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def pagefind_seconds(site: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of Pagefind indexing ``site`` again (its share of a build: it runs as a child)."""
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    subprocess.run(pagefind_command(site), check=True, capture_output=True)
     return time.perf_counter() - wall, cpu_seconds() - cpu
 
 
@@ -222,10 +245,21 @@ def kb(n: int) -> float:
     return round(n / 1024, 1)
 
 
-def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
+def sequential(root: Path, out: Path) -> tuple[float, float]:
+    """A cold qbank build with every card drawn in this process (no workers)."""
+    workers = pool.default_workers
+    pool.default_workers = lambda: 0
+    try:
+        return timed(root, out)
+    finally:
+        pool.default_workers = workers
+
+
+def run(n: int, repeat: int, tmp: Path, compare_sequential: bool = False) -> dict[str, object]:
     """Generate, build both ways, check, measure."""
     root, plain = tmp / "repo", tmp / "plain"
     plain.mkdir()
+    load_start = os.getloadavg()
     t0 = time.perf_counter()
     write_corpus(root, n)
     n_pages = write_plain(root, plain)
@@ -238,6 +272,10 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         rss.setdefault("plain", peak_rss_mib())  # both build in this process, plain first: the peak so far
         qb.append(timed(root, tmp / "site-qbank"))
         rss.setdefault("qbank", peak_rss_mib())
+        rss.setdefault("children", peak_rss_children_mib())
+    warm = timed(root, tmp / "site-qbank", cold=False)
+    seq = sequential(root, tmp / "site-qbank-sequential") if compare_sequential else None
+    load_end = os.getloadavg()
     site, plain_site = tmp / "site-qbank", tmp / "site-plain"
     t0 = time.perf_counter()
     parsed = html_pages(site)
@@ -252,6 +290,8 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
     return {
         "questions": n,
         "pages": n_pages,
+        "load_avg_1_5_15_at_start": [round(x, 2) for x in load_start],
+        "load_avg_1_5_15_after_builds": [round(x, 2) for x in load_end],
         "setup_s": round(setup, 1),
         "qbank_build_s": round(min(w for w, _ in qb), 2),
         "plain_build_s": round(min(w for w, _ in pl), 2),
@@ -263,6 +303,14 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         # (a qbank figure equal to the plain one means qbank's build stayed under plain mkdocs' peak)
         "peak_rss_mib_after_plain": round(rss["plain"]),
         "peak_rss_mib_after_qbank": round(rss["qbank"]),
+        "peak_rss_mib_largest_child": round(rss["children"]),
+        "card_workers": pool.default_workers(),
+        "warm_card_store_qbank_wall_cpu_s": (round(warm[0], 2), round(warm[1], 2)),
+        "warm_card_store_ratio_wall_cpu": (round(warm[0] / min(w for w, _ in pl), 3),
+                                           round(warm[1] / min(c for _, c in pl), 3)),
+        **({"sequential_cards_qbank_wall_cpu_s": (round(seq[0], 2), round(seq[1], 2)),
+            "sequential_cards_ratio_wall_cpu": (round(seq[0] / min(w for w, _ in pl), 3),
+                                                round(seq[1] / min(c for _, c in pl), 3))} if seq else {}),
         "builds_qbank_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in qb],
         "builds_plain_wall_cpu_s": [(round(w, 2), round(c, 2)) for w, c in pl],
         "postcheck_structure_and_reach_s": round(checks, 1),
@@ -270,6 +318,7 @@ def run(n: int, repeat: int, tmp: Path) -> dict[str, object]:
         "material_search_index_kib": kb(index.stat().st_size),
         "material_search_index_kib_gz": kb(gz(index)),
         **search_weights(site),
+        "pagefind_alone_wall_cpu_s": [round(x, 2) for x in pagefind_seconds(site)],
         "question_page_kib_gz_no_math": kb(no_math["html"] + no_math["css_js"]),
         "question_page_kib_gz_with_math": kb(with_math["html"] + with_math["css_js"]),
         "question_page_html_kib_gz": kb(no_math["html"]),
@@ -283,8 +332,10 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1000, help="number of questions (default 1000; try 5000)")
     parser.add_argument("--repeat", type=int, default=2, help="builds of each kind; the best is kept")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--sequential", action="store_true",
+                        help="also one cold qbank build with the cards drawn in the build's own process")
     args = parser.parse_args()
-    return print_figures("qbank-bench-", args.keep, lambda tmp: run(args.n, args.repeat, tmp))
+    return print_figures("qbank-bench-", args.keep, lambda tmp: run(args.n, args.repeat, tmp, args.sequential))
 
 
 def print_figures(prefix: str, keep: bool, measure: Callable[[Path], dict[str, Any]]) -> int:

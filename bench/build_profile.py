@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import print_figures, timed, write_corpus
 
 STEPS = {
-    "social cards (write_cards)": ("cards/pages.py", "write_cards"),
+    "social cards (waiting for the workers)": ("cards/pool.py", "finish"),
     "pagefind (build_search_index)": ("render/search.py", "build_search_index"),
     "load_corpus": ("qbank/corpus.py", "load_corpus"),
     "render_pages": ("render/pages.py", "render_pages"),

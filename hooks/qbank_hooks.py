@@ -12,7 +12,9 @@ from mkdocs.structure.files import File, Files
 
 from qbank import preview
 from qbank.build import take_preloaded
-from qbank.cards.pages import write_cards
+from qbank.cards.cache import CARDS_DIR, prune
+from qbank.cards.pages import card_job
+from qbank.cards.pool import CardDrawing
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import write_host_files
 from qbank.mathml.render import MathError, render_math
@@ -64,7 +66,30 @@ def on_files(files: Files, config: Any) -> Files:
         for slug in preview.broken_questions(session):  # a page to carry the banner
             files.append(File.generated(config, f"questions/{slug}.md", content=preview.stub_markdown(slug)))
         preview.skip_unchanged(session, files, {p.path: (p.markdown, p.meta) for p in _STATE["pages"]})
+    # social cards, from free metadata only, made in worker processes while the pages render (the site folder
+    # is clean by now); a preview build after a save makes only the cards of the pages it renders
+    _cancel_cards()
+    root = Path(config["config_file_path"]).parent
+    _STATE["cards"] = CardDrawing(Path(config["site_dir"]), root / CARDS_DIR)
+    _add_cards()
     return files
+
+
+def _add_cards() -> None:
+    drawing: CardDrawing = _STATE["cards"]
+    drawing.add(card_job(m) for m in preview.cards_to_draw(_STATE["preview"], _STATE["meta"].values()))
+
+
+def _cancel_cards() -> None:
+    drawing: CardDrawing | None = _STATE.pop("cards", None)
+    if drawing is not None:
+        drawing.cancel()
+
+
+def on_env(env: Any, config: Any, files: Files) -> Any:
+    """Every page has been read: the hand-written pages' cards join the generated ones'."""
+    _add_cards()
+    return env
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -101,17 +126,26 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
-    # social cards, from free metadata only (drawn each build: a build writes nothing outside the site; a preview
-    # build after a save draws only the cards of the pages it rendered)
     session = _STATE["preview"]
-    write_cards(site, preview.cards_to_draw(session, _STATE["meta"].values()))
-    if session and session.incremental:
-        return  # preview, after a save: the search index of the last full build stays (its snippets may lag)
-    failure = build_search_index(site)
-    if failure:
-        raise PluginError(failure)
+    # preview, after a save: the search index of the last full build stays (its snippets may lag)
+    if not (session and session.incremental):
+        failure = build_search_index(site)  # Pagefind runs while the workers finish the cards
+        if failure:
+            raise PluginError(failure)
+    drawing: CardDrawing = _STATE.pop("cards")
+    try:
+        drawing.finish()
+    except Exception as exc:  # a card that fails fails the build: `qbank build` swaps nothing in
+        raise PluginError(f"social cards: {type(exc).__name__}: {exc}") from exc
     if not session:
+        if drawing.cache is not None:
+            prune(drawing.cache, drawing.keys)  # the card store keeps this site's cards only
         write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+
+
+def on_build_error(error: Exception) -> None:
+    """A failed build stops its card workers."""
+    _cancel_cards()
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML

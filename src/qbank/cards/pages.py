@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..render.seo import PageMeta, card_path, search_label
 from ..render.settings import BRAND
-from .draw import DRAW_VERSION, card_png
+from .make import CardJob, make_card
 
 FOOTERS = {
     "question": "Worked answer · every number re-derived by code",
@@ -27,23 +25,12 @@ def card_text(meta: PageMeta) -> tuple[str, str, str]:
     return meta.title, kicker, FOOTERS.get(meta.kind, DEFAULT_FOOTER)
 
 
+def card_job(meta: PageMeta) -> CardJob:
+    """Where a page's card goes and what it shows."""
+    return card_path(meta.path), (*card_text(meta), BRAND)
+
+
 def write_cards(site: Path, metas: Iterable[PageMeta], cache: Path | None = None) -> int:
-    """Write every page's card into ``site``; returns how many were drawn (the others came from ``cache``,
-    keyed by the card's text, so a rebuild redraws only the cards whose text changed)."""
-    drawn = 0
-    for meta in metas:
-        text = (*card_text(meta), BRAND)
-        key = hashlib.sha256(json.dumps([DRAW_VERSION, *text]).encode()).hexdigest()[:32]
-        cached = cache / f"{key}.png" if cache is not None else None
-        if cached is not None and cached.is_file():
-            data = cached.read_bytes()
-        else:
-            data = card_png(*text)
-            drawn += 1
-            if cached is not None:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                cached.write_bytes(data)
-        target = site / card_path(meta.path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    return drawn
+    """Write every page's card into ``site`` in this process; returns how many were drawn (the others came
+    from ``cache``). ``qbank.cards.pool`` does the same in worker processes during a build."""
+    return sum(make_card(site, card_job(meta), cache) for meta in metas)

@@ -175,10 +175,8 @@ def setup(name: str, as_user: bool) -> Attack:
 
 def snapshot(atk: Attack) -> dict[str, str]:
     """Everything outside the run folder a script might change (the runner's own .qbank writes excepted)."""
-    out = {
-        f"repo/{k}": v
-        for k, v in tree(atk.repo, skip=(".qbank/cache", ".qbank/derivations", ".qbank/verify", ".qbank/release", "site")).items()
-    }
+    own = (".qbank/cache", ".qbank/derivations", ".qbank/verify", ".qbank/release", ".qbank/cards", "site")
+    out = {f"repo/{k}": v for k, v in tree(atk.repo, skip=own).items()}
     out.update({f"home/{k}": v for k, v in tree(atk.home).items()})
     out.update({f"ledger/{k}": v for k, v in tree(atk.ledger.parent).items()})
     return out
