@@ -174,8 +174,11 @@ def setup(name: str, as_user: bool) -> Attack:
 
 
 def snapshot(atk: Attack) -> dict[str, str]:
-    """Everything outside the run folder a script might change (the runner's own .qbank writes excepted)."""
-    own = (".qbank/cache", ".qbank/derivations", ".qbank/verify", ".qbank/release", ".qbank/cards", "site")
+    """Everything outside the run folder a script might change (the stage's own .qbank writes excepted: only a
+    build draws social cards, so a verify or check stage that changes the card store is caught)."""
+    own = (".qbank/cache", ".qbank/derivations", ".qbank/verify", ".qbank/release", "site")
+    if atk.spec["stage"] == "build":
+        own += (".qbank/cards",)
     out = {f"repo/{k}": v for k, v in tree(atk.repo, skip=own).items()}
     out.update({f"home/{k}": v for k, v in tree(atk.home).items()})
     out.update({f"ledger/{k}": v for k, v in tree(atk.ledger.parent).items()})
