@@ -1,0 +1,71 @@
+"""qbank.claims.match at the edges its tables do not reach: negative numbers and zero on either side of the
+comparison window, dimensions that sort after "number", and the float tolerance of the precision rules taken
+to its last bit. Expectations are the module's rules worked by hand (its docstring), not recomputed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from qbank.claims.match import Declared, comparable, matches, near
+from qbank.claims.quantity import Reading
+
+
+def plain(mantissa: float, step: float = 1.0) -> Reading:
+    return Reading(mantissa, step, 1.0, "number", "")
+
+
+def value(x: float, unit: str | None = None) -> Declared:
+    return Declared("x", "claim", x, unit, 1)
+
+
+@pytest.mark.parametrize(
+    ("w", "v", "ok"),
+    [
+        (-2, -1, True),  # a factor of 2 between two negative numbers: near, whichever is written
+        (-1, -2, True),
+        (-1, -10, True),
+        (-1, -10.01, False),
+        (-8, 0, False),  # zero is near only zero, on the negative side too (log10(0) is never taken)
+        (0, -8, False),
+        (0, -1, False),
+        (-1, 0, False),
+    ],
+)
+def test_near_with_negative_numbers_and_zero(w: float, v: float, ok: bool) -> None:
+    assert near(plain(w), value(v)) is ok
+
+
+@pytest.mark.parametrize(
+    ("qdim", "vdim"),
+    [
+        ("time", "tokens"),  # dimensions that sort after "number" are still not a bare number
+        ("tokens", "layers"),  # a count is not compared with another count
+        ("percent", "GPUs"),
+        ("fraction", "heads"),
+    ],
+)
+def test_only_a_bare_number_is_compared_with_a_count(qdim: str, vdim: str) -> None:
+    assert not comparable(qdim, vdim)
+    assert comparable("number", vdim)
+
+
+# The precision rules compare with a float tolerance (1e-9 of the larger number). Each value below makes the
+# difference equal to the bound plus that tolerance to the last bit (found by stepping through neighbouring
+# floats): the bound is inclusive, so the value still backs the number. The assertions before each check the
+# arithmetic the rule makes, written out here.
+
+
+def test_half_a_step_plus_the_tolerance_is_still_inside() -> None:
+    w, v = 21.0, 21.5000000215  # "21" is written to the unit: ±0.5
+    assert abs(v - w) == 1 / 2 + 1e-9 * v
+    assert matches(plain(w), value(v))
+    assert not matches(plain(w), value(math.nextafter(v, math.inf)))
+
+
+def test_five_percent_plus_the_tolerance_is_still_inside() -> None:
+    w, v = 5e6, 5263157.900277008  # "5000000" is written to the million: ±500000, so the 5% cap decides
+    assert abs(v - w) == 0.05 * v + 1e-9 * v and abs(v - w) < 1e6 / 2
+    assert matches(plain(w, 1e6), value(v))
+    assert not matches(plain(w, 1e6), value(math.nextafter(v, math.inf)))
