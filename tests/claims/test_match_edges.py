@@ -4,11 +4,12 @@ to its last bit. Expectations are the module's rules worked by hand (its docstri
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
-from qbank.claims.match import Declared, comparable, matches, near
+from qbank.claims.match import Declared, comparable, compatible, matches, near, shown
 from qbank.claims.quantity import Reading
 
 
@@ -69,3 +70,36 @@ def test_five_percent_plus_the_tolerance_is_still_inside() -> None:
     assert abs(v - w) == 0.05 * v + 1e-9 * v and abs(v - w) < 1e6 / 2
     assert matches(plain(w, 1e6), value(v))
     assert not matches(plain(w, 1e6), value(math.nextafter(v, math.inf)))
+
+
+def test_a_declared_value_cannot_be_changed_once_read() -> None:
+    d = Declared("kv", "claim", 40.0, "GiB", 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.value = 41.0  # type: ignore[misc]
+    assert {d, Declared("kv", "claim", 40.0, "GiB", 3)} == {d}  # hashable, by value
+
+
+def test_dimensions_compare_by_value_not_identity() -> None:
+    # dimension names read from a record or built at run time are equal strings, not the same objects
+    time, number, factor = "".join(["ti", "me"]), "".join(["num", "ber"]), "".join(["fac", "tor"])
+    assert compatible(time, "time") and compatible("time", time)
+    assert compatible(factor, number) and compatible("factor", number)
+    assert comparable(number, "tokens") and comparable(time, "time")
+
+
+def test_a_written_zero_without_a_precision_allows_half_a_unit() -> None:
+    zero = Reading(0, math.inf, 1.0, "number", "")
+    assert matches(zero, value(0.4)) and matches(zero, value(-0.5))
+    assert not matches(zero, value(0.6))
+
+
+@pytest.mark.parametrize(
+    ("v", "text"),
+    [
+        (1.5e-10, "1.5e-10"),  # an exponent ending in 0 is not stripped like a trailing decimal zero
+        (2.5e20, "2.5e+20"),
+        (1.5, "1.5"),
+    ],
+)
+def test_shown_in_scientific_notation_keeps_its_exponent(v: float, text: str) -> None:
+    assert shown(Reading(0, 1, 1.0, "number", ""), value(v)) == text
