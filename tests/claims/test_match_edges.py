@@ -103,3 +103,29 @@ def test_a_written_zero_without_a_precision_allows_half_a_unit() -> None:
 )
 def test_shown_in_scientific_notation_keeps_its_exponent(v: float, text: str) -> None:
     assert shown(Reading(0, 1, 1.0, "number", ""), value(v)) == text
+
+
+@pytest.mark.parametrize(("qdim", "vdim"), [("factor", "time"), ("fraction", "tokens"), ("factor", "percent")])
+def test_a_factor_or_fraction_reading_binds_no_dimension_sorting_after_number(qdim: str, vdim: str) -> None:
+    assert not compatible(qdim, vdim)
+    assert compatible(qdim, "number")
+
+
+def test_the_approximation_words_compare_by_value() -> None:
+    about, order = "".join(["ab", "out"]), "".join(["or", "der"])
+    assert matches(plain(100), value(109), about) and not matches(plain(100), value(109))
+    assert matches(plain(100), value(300), order) and not matches(plain(100), value(300), about)
+
+
+def test_a_written_zero_allows_exactly_half_its_step() -> None:
+    assert matches(plain(0), value(0.5)) and matches(plain(0), value(-0.5))
+    assert matches(Reading(0, 0.1, 1.0, "number", ""), value(0.05)) and not matches(plain(0), value(0.51))
+
+
+@pytest.mark.parametrize(
+    ("w", "far", "v"), [(0.97, 0.94, 1.0), (-0.97, -0.94, -1.0), (1.03, 1.06, 1.0), (-1.03, -1.06, -1.0)]
+)
+def test_the_relative_cap_alone_at_a_value_of_one(w: float, far: float, v: float) -> None:
+    # a reading without a written precision (step inf, as "a third") is held to 5% only: 3% off backs it, 6% not
+    assert matches(Reading(w, math.inf, 1.0, "number", ""), value(v))
+    assert not matches(Reading(far, math.inf, 1.0, "number", ""), value(v))
