@@ -129,3 +129,15 @@ def test_the_relative_cap_alone_at_a_value_of_one(w: float, far: float, v: float
     # a reading without a written precision (step inf, as "a third") is held to 5% only: 3% off backs it, 6% not
     assert matches(Reading(w, math.inf, 1.0, "number", ""), value(v))
     assert not matches(Reading(far, math.inf, 1.0, "number", ""), value(v))
+
+
+def test_ten_percent_plus_the_tolerance_is_still_about() -> None:
+    w, v = 3.0, 3.333333337037037  # "about 3": 10% of the value
+    assert abs(v - w) == 0.10 * v + 1e-9 * v
+    assert matches(plain(w), value(v), "about")
+    assert not matches(plain(w), value(math.nextafter(v, math.inf)), "about")
+
+
+def test_shown_counts_the_digits_of_the_number_as_written_with_its_suffix() -> None:
+    # "2K tokens" is 2000 tokens written to four digits: five significant are shown, not four
+    assert shown(Reading(2, 1, 1e3, "tokens", "tokens", 1e3), value(2047.7, "tokens")) == "2047.7 tokens"
