@@ -83,7 +83,7 @@ def test_dimensions_compare_by_value_not_identity() -> None:
     # dimension names read from a record or built at run time are equal strings, not the same objects
     time, number, factor = "".join(["ti", "me"]), "".join(["num", "ber"]), "".join(["fac", "tor"])
     assert compatible(time, "time") and compatible("time", time)
-    assert compatible(factor, number) and compatible("factor", number)
+    assert compatible(factor, number) and compatible("factor", number) and compatible(number, "tokens")
     assert comparable(number, "tokens") and comparable(time, "time")
 
 
