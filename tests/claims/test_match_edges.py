@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from qbank.claims.match import Declared, comparable, compatible, matches, near, shown
+from qbank.claims.match import Declared, comparable, compatible, distance, matches, near, shown
 from qbank.claims.quantity import Reading
 
 
@@ -141,3 +141,13 @@ def test_ten_percent_plus_the_tolerance_is_still_about() -> None:
 def test_shown_counts_the_digits_of_the_number_as_written_with_its_suffix() -> None:
     # "2K tokens" is 2000 tokens written to four digits: five significant are shown, not four
     assert shown(Reading(2, 1, 1e3, "tokens", "tokens", 1e3), value(2047.7, "tokens")) == "2047.7 tokens"
+
+
+def test_shown_keeps_the_zeros_of_a_whole_number() -> None:
+    assert shown(Reading(0, 1, 1.0, "number", ""), value(320)) == "320"
+    assert shown(plain(2000), value(2000)) == "2000"
+
+
+@pytest.mark.parametrize(("w", "v"), [(-5, 0), (0, -1), (5, 0), (0, 1)])
+def test_zero_is_infinitely_far_from_any_other_number(w: float, v: float) -> None:
+    assert distance(plain(w), value(v)) == math.inf
