@@ -1,0 +1,62 @@
+"""What a binding problem says, word for word: which end of a range failed, the unit a count must be declared
+in when written with a magnitude suffix, and a problem's level given by value. The messages are written out
+here by hand from docs/claims.md's rules, not taken from the code."""
+
+from __future__ import annotations
+
+from qbank.claims import AnswerClaims, Declared, check_answer_text
+from qbank.claims.bind import Binder
+from qbank.problems import Level
+
+
+def v(name: str, value: float, unit: str | None = None) -> Declared:
+    return Declared(name, "claim", value, unit, 3)
+
+
+def run(md: str, *values: Declared) -> AnswerClaims:
+    return check_answer_text("a", "answers/a.md", md, list(values))
+
+
+def messages(result: AnswerClaims) -> list[tuple[Level, str, str]]:
+    return [(p.level, p.code, p.message) for p in result.problems if p.level is Level.ERROR]
+
+
+def test_a_range_names_the_end_that_is_not_backed() -> None:
+    low = run("85–90% of the time", v("hi", 0.9, "fraction"))
+    assert messages(low) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"85–90%" (its low end) is not backed by a verified value (closest: hi = 90 %)',
+        )
+    ]
+    high = run("85–90% of the time", v("lo", 0.85, "fraction"))
+    assert messages(high) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"85–90%" (its high end) is not backed by a verified value (closest: lo = 85 %)',
+        )
+    ]
+
+
+def test_a_count_with_a_magnitude_suffix_names_the_value_declared_without_its_noun() -> None:
+    # "2K tokens" is 2000 (or 2048) tokens: the value 2000 declared without a unit is the one to fix
+    result = run("the batch holds 2K tokens", v("batch", 2000))
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"2K tokens" is not backed by a verified value (batch = 2000 is declared without a unit; '
+            "a count binds only to a value declared in its own noun (unit='tokens'))",
+        )
+    ]
+
+
+def test_a_problems_level_is_read_by_value() -> None:
+    # a level read from elsewhere (a string built at run time) is the same level as the literal
+    q = run("it takes 8 GPUs", v("gpus", 8, "GPUs")).bindings[0].quantity
+    binder = Binder("a", "answers/a.md", [])
+    binder.problem(q, "claim-unbound", "x", level="".join(["er", "ror"]))
+    binder.problem(q, "claim-ambiguous", "y", level="".join(["warn", "ing"]))
+    assert [(p.level, p.line, p.col) for p in binder.result.problems] == [(Level.ERROR, 1, 10), (Level.WARNING, 1, 10)]
