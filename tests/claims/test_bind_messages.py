@@ -5,7 +5,7 @@ here by hand from docs/claims.md's rules, not taken from the code."""
 from __future__ import annotations
 
 from qbank.claims import AnswerClaims, Declared, check_answer_text
-from qbank.claims.bind import Binder
+from qbank.claims.bind import Binder, Binding
 from qbank.problems import Level
 
 
@@ -60,3 +60,46 @@ def test_a_problems_level_is_read_by_value() -> None:
     binder.problem(q, "claim-unbound", "x", level="".join(["er", "ror"]))
     binder.problem(q, "claim-ambiguous", "y", level="".join(["warn", "ing"]))
     assert [(p.level, p.line, p.col) for p in binder.result.problems] == [(Level.ERROR, 1, 10), (Level.WARNING, 1, 10)]
+
+
+def test_a_held_number_says_whether_it_is_quoted_or_tested() -> None:
+    values = (v("nodes", 4, "nodes"),)
+    rest = (
+        ": such a number is never bound automatically (it would bind to nodes = 4 nodes); bind it with {=name} "
+        "if the answer confirms it, or exempt it with a reason: {!why}"
+    )
+    assert messages(run('Some say "it needs 4 nodes" today.', *values)) == [
+        (Level.ERROR, "claim-quoted", '"4 nodes" is quoted' + rest)
+    ]
+    assert messages(run("Some say it needs 4 nodes.{?}", *values)) == [
+        (Level.ERROR, "claim-tested", '"4 nodes" is in a sentence marked {?} as a claim being tested' + rest)
+    ]
+
+
+def test_the_closest_values_are_at_most_three() -> None:
+    gib = 2**30
+    values = [v(name, n * gib, "B") for name, n in (("a", 330), ("b", 270), ("c", 360), ("d", 240))]
+    (problem,) = [p for p in run("the cache needs 300 GiB", *values).problems if p.level is Level.ERROR]
+    assert problem.message == (
+        '"300 GiB" is not backed by a verified value (closest: a = 330 GiB, b = 270 GiB, c = 360 GiB)'
+    )
+
+
+def test_an_ambiguous_binding_keeps_the_reading_of_the_closest_value() -> None:
+    # "2K tokens" is 2000 or 2048 tokens; 2030 backs it as 2000 (1.5% off), 2150 only as 2048 (5% off, binary)
+    result = run("the batch holds 2K tokens", v("near", 2030, "tokens"), v("far", 2150, "tokens"))
+    (binding,) = result.bindings
+    assert binding.status == "ambiguous" and [x.name for x in binding.values] == ["near"]
+    assert binding.reading is not None and binding.reading.mult == 1000.0
+
+
+def test_the_summary_counts_statuses_by_value() -> None:
+    q = run("it takes 8 GPUs", v("gpus", 8, "GPUs")).bindings[0].quantity
+    result = AnswerClaims("a", "answers/a.md")
+    result.bindings = [
+        Binding(q, "".join(["ex", "empt"])),
+        Binding(q, "".join(["bo", "und"])),
+        Binding(q, "ambiguous"),
+        Binding(q, "unbound"),
+    ]
+    assert result.summary() == {"quantities": 4, "bound": 2, "exempt": 1, "unbound": 1}
