@@ -5,7 +5,8 @@ here by hand from docs/claims.md's rules, not taken from the code."""
 from __future__ import annotations
 
 from qbank.claims import AnswerClaims, Declared, check_answer_text
-from qbank.claims.bind import Binder, Binding
+from qbank.claims.bind import Binder, Binding, _unit_hint
+from qbank.claims.quantity import Reading
 from qbank.problems import Level
 
 
@@ -103,3 +104,9 @@ def test_the_summary_counts_statuses_by_value() -> None:
         Binding(q, "unbound"),
     ]
     assert result.summary() == {"quantities": 4, "bound": 2, "exempt": 1, "unbound": 1}
+
+
+def test_the_unit_hint_reads_a_plain_dimension_by_value() -> None:
+    # a reading's dimension read from elsewhere (built at run time) is still a plain number
+    plain = Reading(327_680, 1, 1.0, "".join(["num", "ber"]), "")
+    assert _unit_hint(plain, [v("per_token", 327_680, "B")]) == "write its unit: per_token is 327680 B"
