@@ -110,3 +110,16 @@ def test_the_unit_hint_reads_a_plain_dimension_by_value() -> None:
     # a reading's dimension read from elsewhere (built at run time) is still a plain number
     plain = Reading(327_680, 1, 1.0, "".join(["num", "ber"]), "")
     assert _unit_hint(plain, [v("per_token", 327_680, "B")]) == "write its unit: per_token is 327680 B"
+
+
+def test_without_a_record_exempt_numbers_are_not_counted_and_marked_ones_are() -> None:
+    # no verification record: every number but the exempt ones is pending, {=name} ones included
+    result = check_answer_text("a", "answers/a.md", "five{!story} GPUs, 4 nodes{=n} and 80 layers", None)
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claims-unverified",
+            "2 number(s) cannot be checked: verify/a.py has no verification record; run `qbank verify a`",
+        )
+    ]
+    assert [(p.line, p.col) for p in result.problems] == [(1, 20)]
