@@ -123,3 +123,25 @@ def test_without_a_record_exempt_numbers_are_not_counted_and_marked_ones_are() -
         )
     ]
     assert [(p.line, p.col) for p in result.problems] == [(1, 20)]
+
+
+def test_one_value_backing_two_readings_of_a_suffix_is_one_binding() -> None:
+    # 2010 tokens backs "2K" read as 2000 (0.5% off) and as 2048 (1.9% off): one value, so no ambiguity
+    result = run("the batch holds 2K tokens", v("batch", 2010, "tokens"))
+    assert result.problems == [] and [b.status for b in result.bindings] == ["bound"]
+
+
+def test_the_same_value_under_two_names_off_the_written_number_is_one_binding() -> None:
+    gib = 2**30
+    result = run("the cache needs 328 GiB", v("kv", 327.68 * gib, "B"), v("cache", 327.68 * gib, "B"))
+    assert result.problems == [] and [b.status for b in result.bindings] == ["bound"]
+    assert result.used == {"kv", "cache"}
+
+
+def test_the_count_hint_compares_dimensions_by_value() -> None:
+    # a count read as nodes, with a value declared in nodes: nothing to hint, however the name was built
+    nodes = Reading(4, 1, 1.0, "".join(["no", "des"]), "nodes")
+    assert _unit_hint(nodes, [v("n", 4, "nodes")]) is None
+    assert _unit_hint(nodes, [v("n", 4)]) == (
+        "n = 4 is declared without a unit; a count binds only to a value declared in its own noun (unit='nodes')"
+    )
