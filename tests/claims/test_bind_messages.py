@@ -145,3 +145,21 @@ def test_the_count_hint_compares_dimensions_by_value() -> None:
     assert _unit_hint(nodes, [v("n", 4)]) == (
         "n = 4 is declared without a unit; a count binds only to a value declared in its own noun (unit='nodes')"
     )
+
+
+def test_a_marker_naming_no_identifier_is_malformed() -> None:
+    result = run("it takes 8 GPUs{=9gpus}", v("gpus", 8, "GPUs"))
+    assert messages(result) == [(Level.ERROR, "claim-marker-malformed", "'{=9gpus}' must name a value: {=name}")]
+
+
+def test_an_unknown_name_suggests_the_name_closest_to_it() -> None:
+    # two unknown names in a range marker: the message is about the first, and so is its suggestion
+    values = (v("kv_cache", 8 * 2**30, "B"), v("weights", 9 * 2**30, "B"))
+    result = run("it needs 8–9 GiB{=kv_cach,weightz}", *values)
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claim-marker-unknown",
+            "\"8–9 GiB\" is bound to 'kv_cach', which verify/a.py does not declare (did you mean 'kv_cache'?)",
+        )
+    ]
