@@ -123,6 +123,7 @@ def test_without_a_record_exempt_numbers_are_not_counted_and_marked_ones_are() -
         )
     ]
     assert [(p.line, p.col) for p in result.problems] == [(1, 20)]
+    assert [b.status for b in result.bindings] == ["exempt", "unverified", "unverified"]
 
 
 def test_one_value_backing_two_readings_of_a_suffix_is_one_binding() -> None:
@@ -163,3 +164,9 @@ def test_an_unknown_name_suggests_the_name_closest_to_it() -> None:
             "\"8–9 GiB\" is bound to 'kv_cach', which verify/a.py does not declare (did you mean 'kv_cache'?)",
         )
     ]
+
+
+def test_a_held_number_says_what_it_would_bind_to_first() -> None:
+    result = run('Some say "it needs 4 nodes" today.', v("prefill", 4, "nodes"), v("decode", 4, "nodes"))
+    (problem,) = [p for p in result.problems if p.level is Level.ERROR]
+    assert "(it would bind to prefill = 4 nodes)" in problem.message
