@@ -92,6 +92,7 @@ def test_an_ambiguous_binding_keeps_the_reading_of_the_closest_value() -> None:
     (binding,) = result.bindings
     assert binding.status == "ambiguous" and [x.name for x in binding.values] == ["near"]
     assert binding.reading is not None and binding.reading.mult == 1000.0
+    assert result.used == {"near"}  # the value bound is stated; the farther one is not
 
 
 def test_the_summary_counts_statuses_by_value() -> None:
@@ -170,3 +171,39 @@ def test_a_held_number_says_what_it_would_bind_to_first() -> None:
     result = run('Some say "it needs 4 nodes" today.', v("prefill", 4, "nodes"), v("decode", 4, "nodes"))
     (problem,) = [p for p in result.problems if p.level is Level.ERROR]
     assert "(it would bind to prefill = 4 nodes)" in problem.message
+
+
+def test_an_ambiguous_number_names_at_most_three_values_nearest_first() -> None:
+    # "about 100" is backed by each (10%); 103 is 2.96% off in log terms, 97 3.05%, 105 4.88%, 95 5.13%
+    values = (v("a", 95), v("b", 97), v("c", 103), v("d", 105))
+    result = run("about 100 of them", *values)
+    assert [(p.level, p.code, p.message) for p in result.problems if p.code == "claim-ambiguous"] == [
+        (
+            Level.WARNING,
+            "claim-ambiguous",
+            '"100" matches different values (c = 103, b = 97, d = 105); bind it with {=c}',
+        )
+    ]
+
+
+def test_the_closest_values_are_measured_on_the_decimal_reading() -> None:
+    # "2K tokens" read as 2000: 1750 is 13.4% off in log terms and 2300 14.0%, so 1750 comes first
+    result = run("the batch holds 2K tokens", v("a", 2300, "tokens"), v("b", 1750, "tokens"))
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"2K tokens" is not backed by a verified value (closest: b = 1750 tokens, a = 2300 tokens)',
+        )
+    ]
+
+
+def test_a_comparative_binds_only_values_of_its_dimension_within_the_window() -> None:
+    assert [p.code for p in run("over 90% of FLOPs", v("share", 0.05, "fraction")).problems] == [
+        "claim-unbound",  # the same dimension, but a factor of 18 away: not "nearby"
+        "claim-unused",
+    ]
+    assert [p.code for p in run("over 0.5 of them", v("share", 0.6, "fraction")).problems] == [
+        "claim-unbound",  # nearby and it would hold, but a bare number is not compared with a fraction
+        "claim-unused",
+    ]
