@@ -4,6 +4,9 @@ here by hand from docs/claims.md's rules, not taken from the code."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 from qbank.claims import AnswerClaims, Declared, check_answer_text
 from qbank.claims.bind import Binder, Binding, _unit_hint
 from qbank.claims.quantity import Reading
@@ -207,3 +210,24 @@ def test_a_comparative_binds_only_values_of_its_dimension_within_the_window() ->
         "claim-unbound",  # nearby and it would hold, but a bare number is not compared with a fraction
         "claim-unused",
     ]
+
+
+def test_a_comparative_binds_the_nearest_value_that_holds() -> None:
+    result = run("over 90% of FLOPs", v("far", 0.95, "fraction"), v("near", 0.92, "fraction"))
+    assert [x.name for x in result.bindings[0].values] == ["near"]
+
+
+def test_a_record_read_from_json_still_warns_of_unused_claims() -> None:
+    # kinds parsed from a record are equal strings, not the literal objects of the code
+    (record,) = json.loads('[{"name": "x", "kind": "claim", "value": 8, "unit": "GPUs"}]')
+    result = run("no numbers here", Declared.from_record(record))
+    assert [(p.level, p.code) for p in result.problems] == [(Level.WARNING, "claim-unused")]
+
+
+def test_an_unread_number_is_reported_whatever_string_holds_its_rule() -> None:
+    (q,) = run("it is 3x4", v("n", 3)).bindings[0:1]
+    quantity = q.quantity
+    unread = dataclasses.replace(quantity, found=dataclasses.replace(quantity.found, rule="".join(["un", "read"])))
+    binder = Binder("a", "answers/a.md", [v("n", 3)])
+    assert binder.bind(unread).status == "unread"
+    assert [p.code for p in binder.result.problems] == ["claim-unread"]
