@@ -231,3 +231,21 @@ def test_an_unread_number_is_reported_whatever_string_holds_its_rule() -> None:
     binder = Binder("a", "answers/a.md", [v("n", 3)])
     assert binder.bind(unread).status == "unread"
     assert [p.code for p in binder.result.problems] == ["claim-unread"]
+
+
+def test_an_explicit_binding_keeps_its_reading_and_the_answer_is_verified() -> None:
+    result = run("it needs 320 GiB{=kv}", v("kv", 320, "GiB"))
+    (binding,) = result.bindings
+    assert binding.status == "bound" and binding.reading is not None and binding.reading.unit == "GiB"
+    assert result.verified is True
+
+
+def test_a_marker_bound_to_a_value_of_another_unit_names_that_unit() -> None:
+    with_unit = run("it takes 8 GiB{=t}", v("t", 8, "s"))
+    assert messages(with_unit) == [
+        (Level.ERROR, "claim-mismatch", '"8 GiB" is bound to t, whose unit (s) cannot express it')
+    ]
+    without = run("it takes 8 GiB{=n}", v("n", 8))
+    assert messages(without) == [
+        (Level.ERROR, "claim-mismatch", '"8 GiB" is bound to n, whose unit (none) cannot express it')
+    ]
