@@ -36,8 +36,10 @@
 
   // ---- key format (keys.py) ----
   function normalise(text) {
-    let s = text.replace(/[\s-]/g, "").toUpperCase();
-    if (s.startsWith("QB") && s.length === KEY_CHARS + 2) s = s.slice(2);
+    const typed = text.replace(/\s/g, "").toUpperCase();
+    let s = typed.replace(/-/g, "");
+    // a leading QB is the prefix when its dash follows, or when without dashes it is not a body's 32 characters (keys.py)
+    if (s.startsWith("QB") && (typed.startsWith("QB-") || s.length !== KEY_CHARS)) s = s.slice(2);
     return s.replace(/O/g, "0").replace(/[IL]/g, "1");
   }
 

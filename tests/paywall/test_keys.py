@@ -82,9 +82,48 @@ def test_only_a_16_byte_secret_is_formatted() -> None:
 
 @pytest.mark.parametrize("n", [31, 33])
 def test_a_key_one_character_short_or_long_is_a_length_error(n: int) -> None:
-    body = oracle_key(QB_BODY)[3:].replace("-", "")
+    body = oracle_key(SECRETS[3])[3:].replace("-", "")
+    assert not body.startswith("QB")
     text = body[:31] if n == 31 else body + "A"  # typed without the prefix
     with pytest.raises(KeyFormatError) as exc:
         parse_key(text)
     assert exc.value.reason == "length"
     assert str(exc.value) == f"a license key has 32 characters after 'QB-', this one {n}"
+
+
+# What a too-short or too-long key is reported as: the characters after the prefix, counted by hand. A leading
+# QB is the prefix when its dash follows, or when the dashless text is not 32 characters (a key body's length).
+QB3 = oracle_key(SECRETS[3])  # QB-HWX0-...: a body that does not start with QB
+QBQB = oracle_key(QB_BODY)  # QB-QB..-...: a body that does start with QB
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        (QB3 + "A", 33),  # printed, one too many: the prefix is not counted
+        (QB3 + "-AB", 34),
+        (QB3[:-1], 31),  # printed, one too few
+        (QB3[:-2], 30),  # QB- and 30 characters: 32 without the dash, but the dash marks the prefix
+        (QBQB[:-2], 30),
+        ("QB" + QB3[3:].replace("-", "") + "A", 33),  # the prefix typed without its dash
+        ("QB" + QB3[3:].replace("-", "")[:29], 29),
+        ("qb-" + QB3[3:].lower() + "a", 33),  # in lower case
+        (" QB - " + QB3[3:] + "A", 33),  # spaces between the prefix and its dash
+        ("QB-", 0),
+    ],
+)
+def test_a_length_error_counts_the_characters_after_the_prefix(text: str, count: int) -> None:
+    with pytest.raises(KeyFormatError) as exc:
+        parse_key(text)
+    assert exc.value.reason == "length"
+    assert str(exc.value) == f"a license key has 32 characters after 'QB-', this one {count}"
+
+
+def test_a_key_body_starting_with_qb_typed_wrong_is_read_as_prefixed() -> None:
+    # The one case the rule cannot tell apart: 31 or 33 characters starting with QB, typed without a prefix,
+    # read as the prefix and 29 or 31 (a body starts with QB once in 1024 keys; a typed prefix is far likelier).
+    body = QBQB[3:].replace("-", "")
+    for text, count in ((body[:31], 29), (body + "A", 31)):
+        with pytest.raises(KeyFormatError) as exc:
+            parse_key(text)
+        assert str(exc.value) == f"a license key has 32 characters after 'QB-', this one {count}"

@@ -75,9 +75,15 @@ def format_key(secret: bytes) -> str:
 
 
 def parse_key(text: str) -> bytes:
-    """The secret of a printed key; raises KeyFormatError saying what is wrong with it."""
-    s = "".join(text.split()).upper().replace("-", "")
-    if s.startswith(PREFIX) and len(s) == KEY_CHARS + len(PREFIX):
+    """The secret of a printed key; raises KeyFormatError saying what is wrong with it.
+
+    A leading ``QB`` is the prefix when a dash follows it (as printed), or when what was typed, without
+    dashes and spaces, is not 32 characters long: 32 characters are a key body, which may itself start with
+    QB. A length error counts the characters after the prefix.
+    """
+    typed = "".join(text.split()).upper()
+    s = typed.replace("-", "")
+    if s.startswith(PREFIX) and (typed.startswith(PREFIX + "-") or len(s) != KEY_CHARS):
         s = s[len(PREFIX) :]
     bad = sorted({c for c in s if c not in _DECODE})
     if bad:
