@@ -47,6 +47,10 @@ DERIVATION_SUMMARY = (
     "that bind the numbers in the answer."
 )
 """The free line on a premium question's sealed derivation (the same for every question: it names no content)."""
+DERIVATION_FOLD = "The script as it ran: inputs, derived values, checks"
+"""The summary of the fold that holds the derivation itself, under its heading and legend: closed, the browser
+neither styles nor lays it out at load (a phone's blocking time, bench/lighthouse.py), and it stays in the HTML for
+search engines."""
 
 
 def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str, summary: str = "") -> str:
@@ -120,7 +124,8 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
     if d.markdown:
         # demoted: its headings sit under the page's h1
         parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
-        parts += [_demote(d.markdown).strip(), ""]
+        parts += [fragment("derivation-fold-open.md.j2", summary=DERIVATION_FOLD), ""]
+        parts += [_demote(d.markdown).strip(), "", "</details>", ""]
     if d.kernels:
         parts += ["## Kernel checks", "", *kernel_table(d.kernels), ""]
     text = "\n".join(parts)
