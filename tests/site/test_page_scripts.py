@@ -55,6 +55,10 @@ def test_scripts_load_only_where_used_and_after_instant_navigation(site: Path) -
                       base + "questions/kv-fp8/")  # fmt: skip
         expect(page.locator(".qb-unlock-open")).to_be_visible()
         assert page.evaluate("() => window.qbSamePage") is True  # instant navigation, not a page load
+        for _ in range(100):  # the request event can reach this process after the button shows
+            if "paywall.js" in own_scripts(fetched):
+                break
+            page.wait_for_timeout(50)
         assert "paywall.js" in own_scripts(fetched), fetched
         page.locator(".qb-unlock-open").click()
         expect(page.locator("dialog.qb-dialog")).to_be_visible()
