@@ -13,6 +13,10 @@ the renderer's main thread actually ran), which contention barely moves, so a fe
 - ``scripts``: thread time of each script's evaluation and of the event handlers (``EventDispatch``: the
   theme's ``DOMContentLoaded`` handler, which mounts its components).
 
+``--lighthouse DIR`` reads the same figures from Lighthouse's own trace (one Lighthouse run per load): a trace
+taken under Lighthouse's mobile emulation showed work that a plain Playwright load did not (the theme measuring
+inside closed folds, docs/readers.md), so check a finding both ways.
+
 Pages are given as ``NAME=SITE_DIR:PATH`` (a built site served on 127.0.0.1 by ``bench/lighthouse.py``'s
 compressing server); runs alternate between them. Phone viewport (412x823, as Lighthouse's mobile preset).
 
@@ -27,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -35,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lighthouse import CHROMIUM, serve  # bench/lighthouse.py
+from lighthouse import CHROMIUM, LIGHTHOUSE, serve  # bench/lighthouse.py
 
 TASKS = ("RunTask", "ThreadControllerImpl::RunTask")
 KINDS = {
@@ -112,6 +118,21 @@ def load(browser: Any, url: str) -> dict[str, Any]:
         context.close()
 
 
+def load_lighthouse(url: str, keep: Path) -> dict[str, Any]:
+    """One Lighthouse mobile run (``make bench-lighthouse``) with its trace kept in ``keep``: the trace's figures
+    and Lighthouse's own total blocking time."""
+    out = keep / f"run-{len(list(keep.glob('run-*.json')))}"
+    cmd = ["node", str(LIGHTHOUSE), url, "--output=json", f"--output-path={out}.json", "--quiet", "--save-assets",
+           "--only-categories=performance", "--chrome-flags=--headless=new --no-sandbox --disable-gpu"]  # fmt: skip
+    subprocess.run(cmd, check=True, timeout=300, env={**os.environ, "CHROME_PATH": CHROMIUM})
+    report = json.loads(Path(f"{out}.json").read_text())
+    trace = json.loads(Path(f"{out}-0.trace.json").read_text())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    figures = analyse(events)
+    figures["lighthouse_tbt"] = report["audits"]["total-blocking-time"]["numericValue"]
+    return figures
+
+
 def median_of(runs: list[dict[str, Any]], key: str) -> dict[str, float]:
     """Per-entry medians of a dict figure over runs (an entry missing from a run counts as 0)."""
     names = {n for r in runs for n in r[key]}
@@ -122,6 +143,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="main-thread thread time of page loads, by task, kind, script")
     parser.add_argument("pages", nargs="+", help="NAME=SITE_DIR:PATH")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--lighthouse",
+        type=Path,
+        metavar="DIR",
+        help="load with Lighthouse (mobile) instead, keeping its reports and traces in DIR",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -138,7 +165,12 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         for i in range(args.runs):
             for name, url in targets if i % 2 == 0 else targets[::-1]:
-                results[name].append(load(browser, url))
+                if args.lighthouse:
+                    keep = args.lighthouse / name
+                    keep.mkdir(parents=True, exist_ok=True)
+                    results[name].append(load_lighthouse(url, keep))
+                else:
+                    results[name].append(load(browser, url))
         browser.close()
     for name, runs in results.items():
         summary = {
@@ -150,6 +182,8 @@ def main() -> None:
             "kinds": median_of(runs, "kinds"),
             "scripts": median_of(runs, "scripts"),
         }
+        if args.lighthouse:
+            summary["lighthouse_tbt_ms"] = [round(r["lighthouse_tbt"]) for r in runs]
         print(json.dumps(summary), flush=True)
 
 
