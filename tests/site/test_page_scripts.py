@@ -74,7 +74,12 @@ def test_free_derivation_opens_from_its_fold(site: Path) -> None:
         code = fold.locator(".highlight code").first
         expect(page.locator("p.qb-legend")).to_be_visible()
         expect(code).to_be_hidden()
+        # closed, the fold's content takes no box: the theme measuring inside it costs no restyle of the fold
+        display = "el => getComputedStyle(el).display"
+        assert fold.locator(".highlight").first.evaluate(display) == "none"
+        assert page.locator("details.qb-try > :not(summary)").first.evaluate(display) == "none"
         fold.locator("summary").click()
         expect(code).to_be_visible()
+        assert fold.locator(".highlight").first.evaluate(display) != "none"
         # the theme mounts its copy button on the folded code as on any other
         expect(fold.locator(".md-code__button").first).to_be_visible()
