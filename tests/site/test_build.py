@@ -153,6 +153,21 @@ def test_question_page_markup(site: Path) -> None:
     assert not free.select(".qb-premium")
     code = soup(site / "questions/kv-per-request/index.html").select(".highlight code")
     assert code and code[0].select("span.k"), "code blocks are highlighted"
+
+
+def test_free_derivation_is_folded_but_served(site: Path) -> None:
+    """A free question's derivation: heading and legend shown, the script in a closed fold, in the HTML."""
+    page = soup(site / "questions/kv-per-request/index.html")
+    heading = page.find("h2", id="executed-derivation")
+    assert heading is not None
+    legend = heading.find_next_sibling()
+    assert legend.name == "p" and legend.get("class") == ["qb-legend"] and "given" in legend.get_text()
+    fold = legend.find_next_sibling()
+    assert fold.name == "details" and fold.get("class") == ["qb-derivation"] and not fold.has_attr("open")
+    assert fold.summary is not None and fold.summary.get_text(strip=True)
+    assert fold.select(".highlight code span"), "the script itself is in the served HTML, highlighted"
+    # a premium question's derivation stays one sealed section, with no fold outside the seal
+    assert not soup(site / "questions/kv-fp8/index.html").select("details.qb-derivation")
     not_found = soup(site / "404.html")
     assert not_found.find("meta", attrs={"name": "robots"})["content"] == "noindex"
 

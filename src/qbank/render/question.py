@@ -47,6 +47,10 @@ DERIVATION_SUMMARY = (
     "that bind the numbers in the answer."
 )
 """The free line on a premium question's sealed derivation (the same for every question: it names no content)."""
+DERIVATION_FOLD = "The script as it ran: inputs, derived values, checks"
+"""The summary of the fold that holds the derivation itself, under its heading and legend: closed, the browser
+neither styles nor lays it out at load (a phone's blocking time, bench/lighthouse.py), and it stays in the HTML for
+search engines."""
 
 
 def locked_placeholder(heading: str, n_words: int, index: int, pricing_href: str, summary: str = "") -> str:
@@ -115,19 +119,26 @@ def _demote(markdown: str) -> str:
 
 def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Settings) -> str:
     """The executed derivation and the kernel checks: for a premium question, all of it is one premium
-    section (check names, devices and times come from the premium script, so they stay in the seal)."""
-    parts: list[str] = []
-    if d.markdown:
-        # demoted: its headings sit under the page's h1
-        parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
-        parts += [_demote(d.markdown).strip(), ""]
-    if d.kernels:
-        parts += ["## Kernel checks", "", *kernel_table(d.kernels), ""]
-    text = "\n".join(parts)
+    section (check names, devices and times come from the premium script, so they stay in the seal). On a free
+    question the script itself is folded under its heading and legend (``DERIVATION_FOLD``); the heading, the
+    legend and the fold are this site's, outside the contributor region the sanitizer cuts to its allowlist."""
+    kernels = ["## Kernel checks", "", *kernel_table(d.kernels), ""] if d.kernels else []
     if premium:
+        parts: list[str] = []
+        if d.markdown:
+            # demoted: its headings sit under the page's h1
+            parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
+            parts += [_demote(d.markdown).strip(), ""]
         heading = "Executed derivation" if d.markdown else "Kernel checks"
-        return _section(heading, text, index, src, settings, DERIVATION_SUMMARY)
-    return free_block(text, 1000 + index, settings.seal_token)
+        return _section(heading, "\n".join(parts + kernels), index, src, settings, DERIVATION_SUMMARY)
+    out: list[str] = []
+    if d.markdown:
+        out += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
+        out += [fragment("derivation-fold-open.md.j2", summary=DERIVATION_FOLD), ""]
+        out += [free_block(_demote(d.markdown).strip(), 1000 + index, settings.seal_token), "", "</details>", ""]
+    if kernels:
+        out.append(free_block("\n".join(kernels), 2000 + index, settings.seal_token))
+    return "\n".join(out)
 
 
 def next_in_track(corpus: Corpus, slug: str) -> str | None:
