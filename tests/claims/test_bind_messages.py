@@ -249,3 +249,12 @@ def test_a_marker_bound_to_a_value_of_another_unit_names_that_unit() -> None:
     assert messages(without) == [
         (Level.ERROR, "claim-mismatch", '"8 GiB" is bound to n, whose unit (none) cannot express it')
     ]
+
+
+def test_a_plain_number_equal_to_a_percent_or_a_noun_value_is_told_its_unit() -> None:
+    """"acceptance is 92" against acc = 92 % is the percent without its sign: say so, not "closest: 0.92"."""
+    plain = Reading(92.0, 1.0, 1.0, "number", "", 1.0)
+    assert _unit_hint(plain, [v("acc", 92, "%")]) == "write its unit: acc is 92 %"
+    assert _unit_hint(plain, [v("acc", 0.92, "%")]) is None  # 0.92 % is not 92
+    four = Reading(4.0, 1.0, 1.0, "number", "", 1.0)
+    assert _unit_hint(four, [v("n", 4, "nodes")]) == "write its unit: n is 4 nodes"

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from ..problems import Problem, error, warning
 from .extract import Marker, Quantity
 from .match import (
-    PLAINISH,
     Declared,
     comparable,
     compatible,
@@ -116,8 +115,8 @@ def _count_note(reading: Reading) -> str:
 
 
 def _unit_hint(reading: Reading, values: list[Declared]) -> str | None:
-    """When a plain number equals a value that has a unit, say which unit to write; for a count that
-    matches a value declared in another noun or none, say which unit to declare."""
+    """When a plain number equals a value that has a unit (a percent or a noun included), say which unit to write;
+    for a count that matches a value declared in another noun or none, say which unit to declare."""
     if is_count(reading.dimension):
         plain = Reading(reading.mantissa * reading.mult, reading.step * reading.mult, 1.0, "number", "")
         for v in values:
@@ -129,7 +128,8 @@ def _unit_hint(reading: Reading, values: list[Declared]) -> str | None:
         return None
     plain = Reading(reading.mantissa * reading.mult, reading.step * reading.mult, 1.0, "number", "")
     for v in values:
-        if v.unit and v.dimension not in PLAINISH and matches(plain, Declared(v.name, v.kind, v.value, None, v.line)):
+        # any unit, a percent or a noun too: "acceptance is 92" against acc = 92 % wants "92 %", not "0.92"
+        if v.unit and matches(plain, Declared(v.name, v.kind, v.value, None, v.line)):
             return f"write its unit: {v.name} is {v.value:.6g} {v.unit}"
     return None
 
