@@ -128,6 +128,20 @@ def _current_inputs(row: dict[str, Any], hasher: cache.Hasher, rel: str, env: li
     }
 
 
+def _kill_until_done(futures: list[Any], kill_all: Callable[[], None], limit_s: float = 30.0) -> None:
+    """Kill every running script until no worker is still running one. A single kill can miss a script a worker
+    was starting at that moment; its worker would then wait for it, and the interpreter waits for its workers
+    at exit, so an interrupted ``qbank verify`` would outlive ^C by the script's whole run."""
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while True:
+        kill_all()
+        if all(f.done() for f in futures) or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+
+
 def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None = None) -> VerifyRun:
     """Run every stale script (or the named ones), reuse cached results for the rest; library code, no printing."""
     root = root.resolve()
@@ -246,7 +260,7 @@ def verify(root: Path, config: VerifyConfig, log: Callable[[str], None] | None =
         except BaseException:
             # ^C or an internal error: queued scripts never start, running ones are killed
             pool.shutdown(wait=False, cancel_futures=True)
-            kill_all()
+            _kill_until_done(list(futures), kill_all)
             raise
         pool.shutdown()
     gone = [slug for slug in index.rows if slug not in scripts]

@@ -205,7 +205,7 @@ class _Channel:
 
 def _spawn(argv: list[str], env: dict[str, str], cwd: str, host_dir: Path, fds: list[int]) -> subprocess.Popen[bytes]:
     with (host_dir / "stdout.txt").open("wb") as out, (host_dir / "stderr.txt").open("wb") as err:
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             argv,
             cwd=cwd,
             env=env,
@@ -215,11 +215,12 @@ def _spawn(argv: list[str], env: dict[str, str], cwd: str, host_dir: Path, fds: 
             start_new_session=True,
             pass_fds=fds,
         )
+    with _LIVE_LOCK:  # registered as soon as it exists: an interrupt's kill_all must find it (_wait unregisters)
+        LIVE.add(proc.pid)
+    return proc
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float, kill: Any) -> bool:
-    with _LIVE_LOCK:
-        LIVE.add(proc.pid)
     try:
         proc.wait(timeout=timeout)
         return False
