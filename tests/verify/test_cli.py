@@ -160,12 +160,27 @@ def test_interrupt_kills_running_scripts(vrepo: Path) -> None:
 
     add_script(vrepo, "sleeper", "import time\nfrom qbank.verify import claim\ntime.sleep(60)\nclaim('x', 1)\n")
     cmd = [sys.executable, "-m", "qbank.cli", "verify", "--root", str(vrepo), "sleeper"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def as_from_a_terminal() -> None:
+        """^C as a terminal delivers it: the default disposition, not blocked. A child inherits both from this
+        test process, where another test's code or the test runner may have left SIGINT ignored or blocked
+        (a shell does that to background jobs), and Python then never raises KeyboardInterrupt."""
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)
     deadline = time.monotonic() + 30
     while not _launchers_of(vrepo) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _launchers_of(vrepo), "the script never started"
+    status = Path(f"/proc/{proc.pid}/status").read_text()
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=30) == 130
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        masks = [line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt"))]
+        raise AssertionError(f"qbank verify outlived SIGINT by 30 s; its signal masks then: {masks}") from None
+    assert code == 130
     time.sleep(0.2)
     assert _launchers_of(vrepo) == []
