@@ -53,3 +53,13 @@ def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
         page.wait_for_selector(".pagefind-ui__result-link", timeout=10_000)
         assert page.locator(".pagefind-ui__result-link").count() > 0
         assert any(u.endswith("/pagefind/pagefind.js") for u in fetched), fetched
+        # the search page is indexable for search engines but is not a result of its own search: every result
+        # for words of its help text, read through Pagefind's API, is another page
+        text = page.locator("article").inner_text()
+        assert "premium sections" in text and "find-in-page" in text
+        urls = page.evaluate("""async () => {
+            const pf = await import(new URL("../pagefind/pagefind.js", location.href).href);
+            const found = await pf.search("premium");
+            return Promise.all(found.results.map(r => r.data().then(d => d.url)));
+        }""")
+        assert urls and not [u for u in urls if u.rstrip("/").endswith("/search")], urls
