@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zlib
 from collections.abc import Iterable
 from functools import lru_cache
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import PIL
 
+from ..atomic import write_atomic
 from . import draw, png
 
 CARDS_DIR = Path(".qbank/cards")
@@ -68,11 +68,7 @@ def read_entry(cache: Path, key: str) -> bytes | None:
 
 def write_entry(cache: Path, key: str, data: bytes) -> None:
     """Store a card's PNG under ``key``, whole: a reader sees the old entry, the new one or none."""
-    cache.mkdir(parents=True, exist_ok=True)
-    path = entry_path(cache, key)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(hashlib.sha256(data).digest() + data)
-    os.replace(tmp, path)
+    write_atomic(entry_path(cache, key), hashlib.sha256(data).digest() + data)
 
 
 def prune(cache: Path, keep: Iterable[str]) -> int:

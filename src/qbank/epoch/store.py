@@ -7,10 +7,10 @@ time (the workflow's concurrency group), so a plain overwrite is enough.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlparse
 
+from ..atomic import write_atomic
 from .state import EpochError, EpochState
 
 
@@ -49,15 +49,9 @@ def save(location: str, state: EpochState, endpoint_url: str | None = None) -> N
     where = _split(location)
     if where is None:
         path = Path(location).expanduser()
-        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(body)
-            os.replace(tmp, path)
+            write_atomic(path, body, 0o600)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise EpochError(f"{path}: cannot write the epoch record ({type(exc).__name__})") from None
         return
     from ..deploy.s3 import make_client, with_retries

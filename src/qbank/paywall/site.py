@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from ..atomic import write_atomic
 from ..problems import Problem, error, warning
 from .csp import add_csp, content_scripts
 from .encrypt import CiphertextFile, PremiumFragment, premium_regions, seal_page
@@ -163,15 +164,6 @@ def _shown(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
 
 
-def _write_atomic(path: Path, content: bytes, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(content)
-    os.replace(tmp, path)
-
-
 def on_post_build(config: Any) -> None:
     """Write the ciphertext files, the build's public record, and the release key sealed to the recipient.
 
@@ -219,5 +211,5 @@ def on_post_build(config: Any) -> None:
         return
     sealed = seal(build.release.key, build.release.release_id, build.site_url, public)
     path = sealed_release_path(root, build.release.release_id)
-    _write_atomic(path, sealed.to_json(), 0o600)
+    write_atomic(path, sealed.to_json(), 0o600)
     build.sealed = path

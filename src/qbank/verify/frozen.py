@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..atomic import write_atomic
 from ..problems import Problem, error, warning
 from .store import read_json
 
@@ -194,10 +195,7 @@ def freeze(
             if kern.get("device") == "cuda"
         ],
     }
-    (root / rel).parent.mkdir(parents=True, exist_ok=True)
-    tmp = root / f"{rel}.tmp"
-    tmp.write_text(_pretty(sign(data, key)), encoding="utf-8")  # tracked: keep it diff-friendly
-    os.replace(tmp, root / rel)
+    write_atomic(root / rel, _pretty(sign(data, key)).encode("utf-8"))  # tracked: keep it diff-friendly
     return rel
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomic
 from .warm import INDEX_REL, INDEX_VERSION, row_ok
 
 CACHE_DIR = Path(".qbank/cache")
@@ -23,12 +24,7 @@ DERIVATIONS = Path(".qbank/derivations")
 
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temp file + rename), so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # a name unique to this process and thread (worker threads write entries concurrently)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, separators=(",", ":"))
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def read_json(path: Path) -> Any:
