@@ -9,6 +9,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,10 @@ def axe() -> bool:
     return AXE.is_file()
 
 
-CHECKS = {"netns": netns, "root": root, "setpriv": setpriv, "bwrap": bwrap, "chromium": chromium,
-          "playwright": playwright, "axe": axe}
+CHECKS: dict[str, Callable[[], bool]] = {
+    "netns": netns, "root": root, "setpriv": setpriv, "bwrap": bwrap, "chromium": chromium,
+    "playwright": playwright, "axe": axe,
+}
 WHY = {
     "netns": "network and mount namespaces (unshare -n -m)",
     "root": "root, to switch to an unprivileged user",
