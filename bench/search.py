@@ -7,7 +7,8 @@ A synthetic corpus (``bench/build.py``'s generator, completed as in ``bench/depl
 real hooks and its Pagefind index; the site is served on 127.0.0.1 and Debian's Chromium opens the search
 page, as a reader arriving from the header box (``/search/?q=...``). Every response under ``/pagefind/``
 is summed: Pagefind's index files (``.pf_*``, wasm) as stored (they are compressed already), scripts,
-styles and JSON gzipped as a CDN sends them. Figures:
+styles and JSON compressed as a CDN sends them: brotli (the ``brotli`` module, as ``bench/lighthouse.py``'s
+server; the CDN in front of the bucket negotiates it), with the gzip total beside it (``kib_gzip``). Figures:
 
 - ``first_query``: a fresh browser, the search page, a query for one question's title words: everything
   the search fetched (UI script and style, loader, wasm, metadata, index chunks, result fragments).
@@ -42,20 +43,30 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 TEXT = (".js", ".css", ".json")
 
 
-def sent(url: str, body: bytes) -> int:
-    """Bytes on the wire: text gzipped (what a CDN sends), Pagefind's compressed files as they are."""
+try:
+    import brotli  # type: ignore[import-not-found, import-untyped, unused-ignore]
+except ImportError:  # gzip only
+    brotli = None
+
+
+def sent(url: str, body: bytes) -> tuple[int, int]:
+    """Bytes on the wire, (as a CDN sends them, gzipped): text brotli-compressed where the module is present
+    (gzip otherwise) and gzipped; Pagefind's compressed files as they are, both times."""
     path = url.split("?")[0]
-    return len(gzip.compress(body, 6, mtime=0)) if path.endswith(TEXT) else len(body)
+    if not path.endswith(TEXT):
+        return len(body), len(body)
+    gz = len(gzip.compress(body, 6, mtime=0))
+    return (len(brotli.compress(body)) if brotli is not None else gz), gz
 
 
 def fetched(page: Any, action: Any, settle: Any) -> dict[str, Any]:
     """Run ``action`` on a page, wait for ``settle``, and sum what came from /pagefind/ meanwhile."""
-    seen: list[tuple[str, int]] = []
+    seen: list[tuple[str, int, int]] = []
 
     def on_response(resp: Any) -> None:
         if "/pagefind/" in resp.url and resp.ok:
             with contextlib.suppress(Exception):  # a response the page dropped: nothing arrived to count
-                seen.append((resp.url, sent(resp.url, resp.body())))
+                seen.append((resp.url, *sent(resp.url, resp.body())))
 
     page.on("response", on_response)
     action()
@@ -64,12 +75,14 @@ def fetched(page: Any, action: Any, settle: Any) -> dict[str, Any]:
     time.sleep(0.5)
     page.remove_listener("response", on_response)
     kinds: dict[str, int] = {}
-    for url, n in seen:
+    for url, n, _gz in seen:
         name = url.rsplit("/", 1)[-1]
         name = name.split("?")[0]
         kind = name.rsplit(".", 1)[-1] if "." in name else name
         kinds[kind] = kinds.get(kind, 0) + n
-    return {"kib": round(sum(n for _, n in seen) / 1024, 1), "files": len(seen),
+    return {"kib": round(sum(n for _, n, _gz in seen) / 1024, 1), "bytes": sum(n for _, n, _gz in seen),
+            "kib_gzip": round(sum(gz for _, _n, gz in seen) / 1024, 1), "files": len(seen),
+            "encoding": "br" if brotli is not None else "gzip",
             "by_kind_kib": {k: round(v / 1024, 1) for k, v in sorted(kinds.items())}}
 
 
