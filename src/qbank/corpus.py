@@ -395,17 +395,14 @@ def _load_catalog(
     root: Path, rel: str, key: str, model: type[M], report: Report, invalid: set[str], memo: Memo | None
 ) -> list[tuple[M, Pos, Located, int]]:
     """:func:`_load_list`, reused from ``memo`` while the file keeps its modification time and size."""
-    try:
-        st = (root / rel).stat()
-    except OSError:
-        memo = None
-    if memo is None:
+    stamp = file_stamp(str(root / rel))
+    if memo is None or stamp is None:
         return _load_list(root, rel, key, model, report, invalid)
-    memo_key = (rel, st.st_mtime_ns, st.st_size)
-    if memo_key not in memo.loaded:
+    kept = memo.loaded.get(rel)
+    if kept is None or kept[0] != stamp:
         own, bad = Report(), set[str]()
-        memo.loaded[memo_key] = (_load_list(root, rel, key, model, own, bad), own, bad)
-    items, own, bad = memo.loaded[memo_key]
+        kept = memo.loaded[rel] = (stamp, (_load_list(root, rel, key, model, own, bad), own, bad))
+    items, own, bad = kept[1]
     report.extend(own.problems)
     report.files += own.files
     invalid |= bad
@@ -413,16 +410,13 @@ def _load_catalog(
 
 
 def _load_question(path: Path, rel: str, memo: Memo | None) -> tuple[Question | None, Located | None, list[Problem]]:
-    if memo is None:
+    stamp = file_stamp(str(path))
+    if memo is None or stamp is None:
         return load_model(path, rel, Question)
-    try:
-        st = path.stat()
-    except OSError:
-        return load_model(path, rel, Question)
-    key = (rel, st.st_mtime_ns, st.st_size)
-    if key not in memo.loaded:
-        memo.loaded[key] = load_model(path, rel, Question)
-    found: tuple[Question | None, Located | None, list[Problem]] = memo.loaded[key]
+    kept = memo.loaded.get(rel)
+    if kept is None or kept[0] != stamp:
+        kept = memo.loaded[rel] = (stamp, load_model(path, rel, Question))
+    found: tuple[Question | None, Located | None, list[Problem]] = kept[1]
     return found[0], found[1], list(found[2])
 
 

@@ -36,9 +36,9 @@ def file_stamp(path: str) -> Stamp | None:
 class Memo:
     """Per-file results keyed by what they depend on; a stale key is simply never asked for again."""
 
-    loaded: dict[tuple[str, int, int], Any] = field(default_factory=dict)
-    """``load_model`` of a question's YAML file, and the items of a catalog file with their problems, keyed by the
-    file's path, modification time (ns) and size."""
+    loaded: dict[str, tuple[Stamp, Any]] = field(default_factory=dict)
+    """``load_model`` of a question's YAML file, and the items of a catalog file with their problems, by the
+    file's path, with the (mtime ns, size, inode) it was read at: one entry a file, however often it is saved."""
     answers: dict[str, tuple[Stamp, Answer | None, list[Problem]]] = field(default_factory=dict)
     """An answer read and split into parts (``corpus.parse_answer``) with its problems, by path, with the file's
     (mtime ns, size, inode) it was read at."""
