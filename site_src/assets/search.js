@@ -48,22 +48,14 @@
     var root = document.getElementById("qb-search");
     if (!root || root.dataset.qbReady) return;
     root.dataset.qbReady = "1";
-    var form = el("form", "pagefind-ui__form");
-    form.setAttribute("role", "search");
-    form.setAttribute("aria-label", "Site search");
-    var input = el("input", "pagefind-ui__search-input");
-    input.type = "search";
-    input.placeholder = "Search";
-    input.autocomplete = "off";
-    input.setAttribute("aria-label", "Search questions, topics, concepts and companies");
-    form.appendChild(input);
-    var message = el("p", "pagefind-ui__message");
-    message.setAttribute("role", "status");
-    var list = el("ol", "pagefind-ui__results");
-    var more = el("button", "md-button pagefind-ui__button", "Load more results");
-    more.type = "button";
-    more.hidden = true;
-    root.append(form, message, list, more);
+    // the field, status line, list and button are in the page's HTML (site_src/search.md), so wiring them
+    // moves nothing on screen: building them here shifted the text below (Lighthouse's layout shift)
+    var form = root.querySelector(".pagefind-ui__form");
+    var input = root.querySelector(".pagefind-ui__search-input");
+    var message = root.querySelector(".pagefind-ui__message");
+    var list = root.querySelector(".pagefind-ui__results");
+    var more = root.querySelector(".pagefind-ui__button");
+    if (!form || !input || !message || !list || !more) return;
 
     // Pagefind's script and WebAssembly load on first use (focus, a query, or a query in the address), not
     // with the page: a visit that searches nothing fetches none of it (bench/lighthouse.py)

@@ -47,6 +47,15 @@ def test_search_page_loads_pagefind_on_first_use(site: Path) -> None:
         page.goto(base + "search/", wait_until="networkidle")
         assert not [u for u in fetched if "/pagefind/" in u], fetched  # nothing until the reader searches
         assert any(u.endswith("/assets/search.js") for u in fetched), fetched  # the UI, from qbank.js
+        # wiring the search field moves nothing: the field is in the page's HTML, not built under the text
+        shift = page.evaluate("""() => new Promise(done => {
+            let total = 0;
+            new PerformanceObserver(list => {
+                for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value;
+            }).observe({type: "layout-shift", buffered: true});
+            setTimeout(() => done(total), 500);
+        })""")
+        assert shift == 0, shift
         page.fill(".pagefind-ui__search-input", "paged")  # the first query loads it and is answered
         expect(page.locator(".pagefind-ui__message")).to_contain_text("for paged")
         # the message can show before the results are drawn: wait for the first result, then count
