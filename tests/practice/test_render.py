@@ -73,3 +73,22 @@ def test_order_items_are_shown_shuffled_and_keyed_back(practice_repo: Path) -> N
             if isinstance(item, OrderItem):
                 assert shown["entries"] != item.order
                 assert [shown["entries"][j] for j in shown["key"]] == item.order
+
+
+def test_a_free_test_is_indexable_with_its_prompts_folded_and_a_premium_one_is_not(practice_repo: Path) -> None:
+    corpus, _ = load_corpus(practice_repo)
+    bank = bank_for(corpus)
+    pages = _pages(practice_repo, Settings())
+    free, premium = pages["practice/kv-free-sample.md"], pages["practice/kv-loop-premium.md"]
+    assert free.meta.indexable and not premium.meta.indexable
+    md = free.markdown
+    fold = md.index('<details class="qbp-items" markdown="1">')
+    items = bank.tests["kv-free-sample"].items
+    assert f"<summary>The {len(items)} items," in md[fold:]
+    # every prompt, numbered in the test's order, inside the fold (read before the timer only by choice)
+    listed = [line for line in md[fold : md.index("</details>", fold)].splitlines() if re.match(r"\d+\. ", line)]
+    assert [int(line.split(".", 1)[0]) for line in listed] == list(range(1, len(items) + 1))
+    for line, item in zip(listed, items, strict=True):
+        assert " ".join(item.prompt.split())[:25].replace("*", "\\*") in line.replace("\\_", "_"), (line, item.prompt)
+    # a premium test's prompts are sealed: none of them is listed outside its region
+    assert 'class="qbp-items"' not in premium.markdown

@@ -25,6 +25,7 @@ from .common import HOME, Page, make_page, question_path
 from .question import locked_placeholder, preview_block
 from .seo import PageMeta, item_list
 from .settings import Settings
+from .templating import fragment
 from .text import fit, md_escape, plural, rel, url_of
 
 HUB = "practice/index.md"
@@ -140,6 +141,10 @@ def practice_test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings
     if not free:
         payload = "```json\n" + json.dumps(data, indent=1, ensure_ascii=False) + "\n```"
         body += ["", _sealed("Test items", payload, PRACTICE_REGION, src, settings)]
+    if free:  # the prompts as text of the page's own, folded so that a timed attempt starts unread
+        body += ["", "## What this test asks", "", fragment("practice-items-open.md.j2", n=len(test.items)), "",
+                 *(f"{i}. {md_escape(' '.join(item.prompt.split()))}" for i, item in enumerate(test.items, 1)),
+                 "", "</details>"]
     links = sorted({f"- [{md_escape(corpus.questions[q].title)}]({rel(src, question_path(q))})"
                     for q in _questions_of(bank, slug) if q in corpus.questions})
     if links and free:
@@ -152,9 +157,9 @@ def practice_test_page(corpus: Corpus, bank: Bank, slug: str, settings: Settings
                          "verification scripts behind the worked answers."), DESCRIPTION_MAX, DESCRIPTION_MIN),
         crumbs=(("Home", HOME), ("Practice", HUB), (test.title, src)),
         kind="practice-test",
-        # a test page is an interactive tool whose items are data, not prose: it stays out of the index until it
-        # carries text of its own above the thin-page threshold (the hub and the drills are indexable)
-        indexable=False,
+        # a free test's prompts are text of its own (the build's thin-page check holds it to the threshold); a
+        # premium test's items are sealed, so its page has only its teaser and stays out of the index
+        indexable=free,
         sources=(f"practice/{slug}.yaml",),
     )
     return make_page(meta, "\n".join(body))
