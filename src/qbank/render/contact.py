@@ -30,6 +30,22 @@ def contact_page(shop: Shop) -> Page:
         "Name the page and the number or sentence. Every number on the site is re-derived by a verification "
         "script from a cited source, so a report that names the source you trust instead is the fastest to act on.",
         "",
+        "## A key that is refused",
+        "",
+        "The unlock dialog says why it refuses a key. If it refuses one you bought, write from the address you "
+        "bought with and quote its message; never send the key itself, since anyone who holds it can read what it "
+        "opens.",
+        "",
+        "## Writing for the bank",
+        "",
+        "If you have served models in production and want to write a question, say which topic or company loop "
+        "you know and one number you would ask a candidate to derive at the whiteboard.",
+        "",
+        "## Security",
+        "",
+        "A way to read a premium section without a key, or to make a verification script do more than compute its "
+        "numbers, is a security report: put the word security in the subject and keep the details for the reply.",
+        "",
         fragment("brand-disclaimer.html.j2", brand=BRAND),
     ]
     meta = PageMeta(
@@ -39,7 +55,7 @@ def contact_page(shop: Shop) -> Page:
         "what to include so one reply settles it.",
         crumbs=(("Home", HOME), ("Contact", CONTACT)),
         kind="page",
-        indexable=False,  # a utility page: linked from every footer, nothing to rank for
+        # indexable, with text of its own (the build's thin-page check holds it to the threshold)
         sources=(SHOP_FILE,),
     )
     return make_page(meta, "\n".join(body))
