@@ -25,6 +25,7 @@ from .problems import Problem, error
 OPEN_RE = re.compile(r"^///\s*(?P<word>\S+)?\s*(?P<rest>.*?)\s*$")
 FENCE_RE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
+TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:?-+:?\s*\|\s*$")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,30 @@ def code_fence_lines(lines: list[str]) -> list[bool]:
     return inside
 
 
+def empty_header_cells(lines: list[str], in_code: list[bool], rel: str) -> list[Problem]:
+    """A table whose header row has an empty cell: the column has no name, which a screen reader announces with
+    each of its cells (axe-core's empty-table-header)."""
+    problems: list[Problem] = []
+    for i in range(len(lines) - 1):
+        if in_code[i] or in_code[i + 1] or "|" not in lines[i] or not TABLE_RULE_RE.match(lines[i + 1]):
+            continue
+        row = lines[i]
+        start = len(row) - len(row.lstrip())
+        body = row.strip()
+        if body.startswith("|"):
+            body, start = body[1:], start + 1
+        if body.endswith("|") and not body.endswith("\\|"):
+            body = body[:-1]
+        col = start
+        for cell in re.split(r"(?<!\\)\|", body):  # an escaped '\|' is text inside a cell
+            if not cell.strip():
+                problems.append(error(rel, i + 1, col + 1, "table-header-empty",
+                                      "this table header cell is empty: name the column (a screen reader announces "
+                                      "the name with each of its cells)"))
+            col += len(cell) + 1
+    return problems
+
+
 def parse_answer(text: str, slug: str, rel: str) -> tuple[Answer | None, list[Problem]]:
     """Split an answer into free and premium parts, reporting every marker problem with its position."""
     problems: list[Problem] = []
@@ -99,6 +124,7 @@ def parse_answer(text: str, slug: str, rel: str) -> tuple[Answer | None, list[Pr
         return None, [error(rel, 1, 1, "answer-empty", "the answer is empty")]
     lines = text.split("\n")
     in_code = code_fence_lines(lines)
+    problems += empty_header_cells(lines, in_code, rel)
     parts: list[Part] = []
     buf: list[str] = []
     buf_start = 1

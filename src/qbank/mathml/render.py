@@ -62,11 +62,29 @@ def to_mathml(tex: str, display: bool) -> str:
     return nh3.clean(annotated, tags=TAGS, attributes=ATTRIBUTES, strip_comments=True, link_rel=None)
 
 
+MATH_ONLY_HEADER_RE = re.compile(r'(<th\b[^>]*>)(\s*(?:<span class="arithmatex">[^<]*</span>\s*)+)(</th>)')
+TOKEN_RE = re.compile(r"<(mi|mn|mo|mtext)\b[^>]*>([^<]*)</\1>")
+
+
+def spoken(mathml: str) -> str:
+    """A formula's visible tokens in order ("γ = 3"): the accessible name of a formula that names a column."""
+    presentation = mathml.split("<annotation", 1)[0]
+    return " ".join(html.unescape(t).strip() for _, t in TOKEN_RE.findall(presentation) if t.strip())
+
+
 def render_math(page_html: str) -> str:
-    """Every arithmatex element of an HTML page or fragment with its TeX replaced by MathML."""
+    """Every arithmatex element of an HTML page or fragment with its TeX replaced by MathML. A table header cell
+    that holds only math gets its formulas named (``aria-label``): accessibility tools give MathML no text, so the
+    column would have no name (axe's ``empty-table-header``)."""
 
-    def one(m: re.Match[str]) -> str:
+    def one(m: re.Match[str], named: bool = False) -> str:
         tex, display = split_tex(m.group(2))
-        return f'<{m.group(1)} class="arithmatex">{to_mathml(tex, display)}</{m.group(1)}>'
+        mathml = to_mathml(tex, display)
+        if named:
+            mathml = mathml.replace("<math ", f'<math aria-label="{html.escape(spoken(mathml))}" ', 1)
+        return f'<{m.group(1)} class="arithmatex">{mathml}</{m.group(1)}>'
 
-    return MATH_RE.sub(one, page_html)
+    def header(m: re.Match[str]) -> str:
+        return m.group(1) + MATH_RE.sub(lambda x: one(x, named=True), m.group(2)) + m.group(3)
+
+    return MATH_RE.sub(one, MATH_ONLY_HEADER_RE.sub(header, page_html))
