@@ -83,3 +83,17 @@ def test_free_derivation_opens_from_its_fold(site: Path) -> None:
         assert fold.locator(".highlight").first.evaluate(display) != "none"
         # the theme mounts its copy button on the folded code as on any other
         expect(fold.locator(".md-code__button").first).to_be_visible()
+
+
+def test_an_unwired_unlock_button_is_unseen_but_keeps_its_room(site: Path) -> None:
+    with phone_page(site) as (base, page, _):
+        from playwright.sync_api import expect  # after phone_page's check: a missing Playwright skips or fails
+
+        page.route("**/paywall.js", lambda route: route.abort())  # paywall.js never arrives: nothing wires it
+        page.goto(base + "questions/kv-fp8/", wait_until="networkidle")
+        unlock = page.locator(".qb-unlock-open").first
+        expect(unlock).to_be_hidden()  # not seen, not clickable, out of the tab order before it works
+        box = unlock.bounding_box()
+        assert box is not None and box["width"] > 0 and box["height"] > 0  # its room is kept: wiring moves nothing
+        get_key = page.locator(".qb-locked__actions a.md-button").first
+        expect(get_key).to_be_visible()  # the way to buy shows regardless
