@@ -5,6 +5,7 @@ the padding's capacity at its block boundary; what an entry that cannot be a slo
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -141,3 +142,52 @@ def test_a_date_that_is_not_text_is_no_date() -> None:
     shard["slots"] = {IDENT: [b64(aes_key_wrap(KEK, KEY)), b64(sealed(KEY, ended, IDENT))]}
     # an ended status gives its "on" date and no key, even when the key it was wrapped with is the release key
     assert open_entry(shard, IDENT, KEK) == (Status("expired", "2020-07-15"), None)
+
+
+def test_status_words_are_read_by_value() -> None:
+    # a status read from elsewhere (a string built at run time) is the same status as the literal
+    active, expired = "".join(["ac", "tive"]), "".join(["ex", "pired"])
+    assert status_text(active, "2027-01-01") == status_text("active", "2027-01-01")
+    assert status_text(expired, "2020-07-15") == status_text("expired", "2020-07-15")
+    assert entry(KEY, RID, IDENT, KEK, active, None) == entry(KEY, RID, IDENT, KEK, "active", None)
+
+
+def test_every_entrys_nonce_is_the_hmac_with_only_its_top_bit_set() -> None:
+    payload = b'{"s":"active"}'.ljust(64)
+    for i in range(16):
+        ident = f"{i:02x}" + "5a" * 15
+        assert entry(KEY, RID, ident, KEK, "active", None)[1] == b64(sealed(KEY, payload, ident))
+
+
+@pytest.mark.parametrize("text", [b'{"until":"2027-01-01"}', b'{"s":"Active","until":"2027-01-01"}'])
+def test_only_the_word_active_yields_the_key_and_its_end(text: bytes) -> None:
+    # an entry that opens but does not say "active" (no status, or another spelling) gives neither key nor end
+    shard = {"release": RID, "slots": {IDENT: [b64(aes_key_wrap(KEK, KEY)), b64(sealed(KEY, text.ljust(64), IDENT))]}}
+    opened = open_entry(shard, IDENT, KEK)
+    assert opened is not None and opened[0].date is None and opened[1] is None
+
+
+def test_a_shard_file_spelled_out() -> None:
+    files = keyslot_files(KEY, RID, [Active(IDENT, KEK, None)], [], block=1)
+    k, m = b64(aes_key_wrap(KEK, KEY)), b64(sealed(KEY, b'{"s":"active"}'.ljust(64), IDENT))
+    assert files[f"assets/keyslots/{RID}/ab.json"] == (
+        '{"release":"0123456789abcdef","slots":{"' + IDENT + '":["' + k + '","' + m + '"]},"v":2}'
+    ).encode()
+    ident, (dk, dm) = decoy("00", 0)
+    assert files[f"assets/keyslots/{RID}/00.json"] == (
+        '{"release":"0123456789abcdef","slots":{"' + ident + '":["' + dk + '","' + dm + '"]},"v":2}'
+    ).encode()
+
+
+def test_a_shard_past_256_entries_pads_every_shard_to_its_blocks() -> None:
+    # counts past the small ints CPython caches: 257 in one shard is 17 blocks of 16
+    files = keyslot_files(KEY, RID, crowd(257), [])
+    assert {len(json.loads(b)["slots"]) for b in files.values()} == {272}
+
+
+def test_licenses_and_statuses_are_frozen_values() -> None:
+    values = [Active(IDENT, KEK, None), Ended(IDENT, "revoked", None), Status("active", None)]
+    assert len(set(values)) == 3 and Active(IDENT, KEK, None) in set(values)
+    for value in values:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, dataclasses.fields(value)[0].name, "x")
