@@ -4,8 +4,11 @@ Messages and paths are written out here by hand; sites are written without mkdoc
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
+import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -148,7 +151,7 @@ def test_an_epoch_continues_with_its_readers_and_the_new_ones(tmp_path: Path) ->
     # a lost reader begins a new epoch today, with a new key sealed to the identity
     new, key2, why = open_epoch(state, me, frozenset({"b"}), SITE_URL, TODAY, dt.timedelta(days=30))
     assert why == "1 reader(s) of the epoch may no longer read (revoked, expired or removed)"
-    assert new.epoch_id != "e1" and new.began == TODAY and new.readers == frozenset({"b"})
+    assert re.fullmatch("[0-9a-f]{16}", new.epoch_id) and new.began == TODAY and new.readers == frozenset({"b"})
     assert unseal(new.sealed, me) == key2 != KEY
     other, _ = identity(tmp_path / "other")
     with pytest.raises(KeyslotError, match="the epoch record's key: this release was sealed to another key"):
@@ -170,3 +173,43 @@ def test_the_step_keeps_the_epochs_key_only_and_privately(tmp_path: Path) -> Non
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert json.loads(kept.read_bytes())["release"] == slots.release_id
     assert sorted(p.name for p in (tmp_path / "repo/site/assets/keyslots").iterdir()) == [slots.release_id]
+
+
+def test_the_step_run_on_its_own_epochs_key_keeps_that_key(tmp_path: Path) -> None:
+    """A second deploy given the epoch's sealed key (what the first one kept) must not delete it."""
+    ledger = tmp_path / "ledger.sqlite3"
+    with open_ledger(ledger) as book:
+        (k,) = book.mint(1)
+        book.sell(k, TODAY, "a@example.com")
+    key, pub, _ = keygen(tmp_path / "identity.key")
+    me = load_identity_text(key.read_text("ascii"), "id")
+    first = run_keyslots(tmp_path / "repo/site", fake_build(tmp_path / "repo", {"/q/": {"0": "<p>x</p>"}}, pub), me,
+                         str(ledger), TODAY)
+    kept = tmp_path / "repo/.qbank/release" / f"{first.release_id}.sealed.json"
+    again = run_keyslots(tmp_path / "repo/site", kept, me, str(ledger), TODAY)
+    assert again.release_id == first.release_id and again.rekeyed is None
+    assert sorted(p.name for p in kept.parent.iterdir()) == sorted([kept.name, "epoch.json"])
+
+
+def test_a_failure_after_the_new_folder_is_in_place_is_reported_as_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    write(site, Slots("ab12", SITE_URL, {"assets/keyslots/ab12/00.json": b"old"}, 1, 0))
+    real = shutil.rmtree
+
+    def rmtree(path: Path, *args: object, **kwargs: object) -> None:
+        if Path(path).name.startswith(".old-"):
+            raise PermissionError(13, "the old folder cannot be removed", str(path))
+        real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    with pytest.raises(PermissionError, match="the old folder cannot be removed"):
+        write(site, Slots("ab12", SITE_URL, {"assets/keyslots/ab12/00.json": b"new"}, 1, 0))
+    assert (site / "assets/keyslots/ab12/00.json").read_bytes() == b"new"  # the new folder is in place
+
+
+def test_slots_are_a_frozen_value() -> None:
+    slots = Slots("ab12", SITE_URL, {}, 0, 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        slots.active = 1  # type: ignore[misc]
