@@ -98,6 +98,7 @@ def test_compute_unseals_the_key_and_counts_the_licenses(tmp_path: Path) -> None
     active, ended = [Active(a.identifier, a.kek, None)], [Ended(e.identifier, "revoked", None, e.kek)]
     slots = compute(sealed, me, active, ended, block=2)
     assert slots == Slots("ab12", "https://x.example/", keyslot_files(KEY, "ab12", active, ended, 2), 1, 1)
+    assert (slots.rekeyed, slots.sections) == (None, 0)  # compute begins no epoch and seals no section
     other, _ = identity(tmp_path / "other")
     with pytest.raises(KeyslotError, match="sealed to another key"):
         compute(sealed, other, active, ended)
