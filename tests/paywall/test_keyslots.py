@@ -135,6 +135,17 @@ def test_a_local_ledger_that_is_not_there_is_refused(tmp_path: Path) -> None:
     assert str(caught.value) == f"no ledger at {tmp_path / 'none.sqlite3'}"
 
 
+def test_the_deploy_side_opens_a_ledger_read_only_and_never_creates_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qbank.paywall import ledger_store
+
+    opened: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(ledger_store, "open_ledger_at", lambda location, **kw: opened.append((location, kw)))
+    ledger_at("s3://bucket/ledger.sqlite3", "http://127.0.0.1:9000")
+    assert opened == [
+        ("s3://bucket/ledger.sqlite3", {"create": False, "endpoint_url": "http://127.0.0.1:9000", "readonly": True})
+    ]
+
+
 def test_the_epoch_record_lives_beside_the_sealed_release(tmp_path: Path) -> None:
     assert epoch_location(tmp_path / "release/ab12.sealed.json") == str(tmp_path / "release/epoch.json")
 
