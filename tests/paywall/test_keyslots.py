@@ -225,3 +225,17 @@ def test_slots_are_a_frozen_value() -> None:
     slots = Slots("ab12", SITE_URL, {}, 0, 0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         slots.active = 1  # type: ignore[misc]
+
+
+def test_the_step_refuses_an_identity_the_build_was_not_sealed_to(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    with open_ledger(ledger) as book:
+        book.mint(1)
+    _key, pub, _ = keygen(tmp_path / "identity.key")
+    sealed = fake_build(tmp_path / "repo", {"/q/": {"0": "<p>x</p>"}}, pub)
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "repo").rglob("*"))
+    other, _ = identity(tmp_path / "other")
+    with pytest.raises(KeyslotError) as caught:
+        run_keyslots(tmp_path / "repo/site", sealed, other, str(ledger), TODAY)
+    assert str(caught.value) == "this release was sealed to another key than the release identity given"
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "repo").rglob("*")) == before
