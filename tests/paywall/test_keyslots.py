@@ -84,6 +84,9 @@ def test_a_sealed_release_of_another_build_is_refused(tmp_path: Path) -> None:
     assert str(caught.value) == (
         "site/qbank-build.json is release cd34, the sealed release is ab12: not this build's key"
     )
+    for earlier in ({"release": "0000", "site_url": "https://x.example/"}, {"release": "ab12", "site_url": "https://a.x/"}):
+        with pytest.raises(KeyslotError):  # another value sorting before the sealed one is another value too
+            check_matches(earlier, sealed, "site/qbank-build.json")
     with pytest.raises(KeyslotError) as caught:
         check_matches({"release": "ab12", "site_url": "https://y.example/"}, sealed, "site/qbank-build.json")
     assert str(caught.value) == (
