@@ -152,9 +152,10 @@ def test_a_corrupted_keyslot_is_tampered(site: Site) -> None:
     )
 
 
-def test_a_ciphertext_file_of_another_release_is_stale(site: Site) -> None:
+@pytest.mark.parametrize("other", ["0" * 16, "f" * 16])  # sorting before the page's release and after it
+def test_a_ciphertext_file_of_another_release_is_stale(site: Site, other: str) -> None:
     body = json.loads(site.premium().read_text())
-    body["release"] = "f" * 16
+    body["release"] = other
     site.premium().write_text(json.dumps(body))
     assert refused(site.site, "/questions/q1/", site.valid) == (
         "stale",
