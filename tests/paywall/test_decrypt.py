@@ -102,6 +102,16 @@ def test_a_valid_key_recovers_every_section_in_page_order(site: Site) -> None:
     ]
 
 
+def test_a_format_number_is_read_by_value(site: Site) -> None:
+    # JSON's 2.0 is the number 2, as the browser reads it: the file is still format 2
+    body = json.loads(site.premium().read_text())
+    site.premium().write_text(json.dumps({**body, "v": float(body["v"])}))
+    assert [o.html for o in decrypt_page(site.site, "/questions/q1/", site.valid)] == [
+        "<p>premium one</p>",
+        "<p>more one</p>",
+    ]
+
+
 def test_a_heading_is_shown_as_text(site: Site) -> None:
     page = site.page()
     page.write_text(page.read_text().replace("<h2>Section 0</h2>", '<h2 id="why">Why <code>A &amp; B</code></h2>'))
