@@ -209,3 +209,10 @@ def test_a_site_still_under_its_builds_key_opens_with_its_fragments(tmp_path: Pa
     body["sections"]["0"]["c"] = b64(bytes([ct[0] ^ 1]) + ct[1:])  # type: ignore[index]
     (site / "assets/premium/f.json").write_text(json.dumps(body))
     assert refused(site, "/q/", key) == ("tampered", "section 0 fails authentication")
+
+
+def test_an_opened_section_is_a_frozen_value() -> None:
+    opened = Opened("0", "Zero", "<p>x</p>")
+    assert {opened, Opened("0", "Zero", "<p>x</p>")} == {opened}
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        opened.html = "<p>y</p>"  # type: ignore[misc]
