@@ -19,7 +19,7 @@ from qbank.paywall.keyslots import run_keyslots
 from qbank.paywall.ledger import open_ledger
 from qbank.paywall.recipient import keygen, load_identity_text
 from qbank.paywall.release import FORMAT, Release, b64
-from qbank.paywall.slots import Active, keyslot_files
+from qbank.paywall.slots import Active, Ended, keyslot_files
 
 from ..epoch.fake_build import Pages, fake_build
 
@@ -216,3 +216,33 @@ def test_an_opened_section_is_a_frozen_value() -> None:
     assert {opened, Opened("0", "Zero", "<p>x</p>")} == {opened}
     with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
         opened.html = "<p>y</p>"  # type: ignore[misc]
+
+
+def test_a_ciphertext_file_of_a_later_format_is_not_read_as_this_one(site: Site) -> None:
+    body = json.loads(site.premium().read_text())
+    site.premium().write_text(json.dumps({**body, "v": body["v"] + 1}))
+    assert refused(site.site, "/questions/q1/", site.valid) == ("tampered", "section 0 fails authentication")
+
+
+def test_a_status_other_than_active_opens_nothing(tmp_path: Path) -> None:
+    """An entry that opens with the key but says neither active, expired nor revoked gives no release key."""
+    key = format_key(generate_secret())
+    lic = derive(parse_key(key))
+    release = Release.new()
+    site = tmp_path / "site"
+    (site / "q").mkdir(parents=True)
+    (site / "q/index.html").write_text(
+        f'<meta name="qbank-release" content="{release.release_id}">'
+        '<section class="qb-premium qb-locked" id="qb-premium-0" data-qb-section="0" data-qb-file="f.json">'
+        "\n<h2>Zero</h2>\n</section>"
+    )
+    nonce, ct = release.seal("<p>text</p>", "/q/", "0")
+    sections = {"0": {"n": b64(nonce), "c": b64(ct)}}
+    body = {"v": FORMAT, "release": release.release_id, "page": "/q/", "sections": sections}
+    (site / "assets/premium").mkdir(parents=True)
+    (site / "assets/premium/f.json").write_text(json.dumps(body))
+    slots = keyslot_files(release.key, release.release_id, [], [Ended(lic.identifier, "suspended", None, lic.kek)])
+    for rel, content in slots.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(content)
+    assert refused(site, "/q/", key) == ("revoked", "this license was revoked")
