@@ -26,6 +26,7 @@ from qbank.paywall.recipient import (
     load_identity_text,
     load_public,
     seal,
+    unseal,
 )
 
 URL = "https://qbank.example/"
@@ -161,3 +162,35 @@ def test_keygen_writes_a_readable_public_key_and_refuses_any_file_in_the_way(tmp
         keygen(tmp_path / "lone.key")
     assert str(caught.value) == f"{tmp_path / 'lone.key.pub'} exists; refusing to overwrite a key"
     assert not (tmp_path / "lone.key").exists() and not (tmp_path / "nowhere").exists()
+
+
+def test_a_format_sorting_before_this_one_is_refused_too() -> None:
+    assert refusal({**good(), "format": "other"}) == "not a sealed release (format other)"
+
+
+def test_any_other_identity_is_refused_whichever_way_its_key_sorts() -> None:
+    me = X25519PrivateKey.generate()
+    sealed = seal(KEY, "ab12", URL, me.public_key())
+    below = above = None
+    while below is None or above is None:
+        other = X25519PrivateKey.generate()
+        if raw(other.public_key()) < sealed.recipient:
+            below = other
+        elif raw(other.public_key()) > sealed.recipient:
+            above = other
+    for other in (below, above):
+        with pytest.raises(SealError) as caught:
+            unseal(sealed, other)
+        assert str(caught.value) == "this release was sealed to another key than the release identity given"
+
+
+def test_keygen_makes_the_folders_it_needs(tmp_path: Path) -> None:
+    key, pub, _ = keygen(tmp_path / "a" / "b" / "release.key")
+    assert key.is_file() and pub.is_file()
+
+
+def test_a_sealed_release_is_a_frozen_value() -> None:
+    sealed = SealedRelease("ab12", URL, b"\x01" * 32, b"\x02" * 32, b"\x03" * 12, b"\x04" * 48)
+    assert {sealed, SealedRelease.from_json(sealed.to_json())} == {sealed}
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        sealed.site_url = "https://evil.example/"  # type: ignore[misc]
