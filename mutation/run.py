@@ -1,13 +1,15 @@
 """`make mutation`: run cosmic-ray on each configured module with its mapped tests, then write the report.
 
-Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only | --retest]
+Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only | --retest | --resume]
 
 Each module is mutated in place (cosmic-ray restores it after each mutant); the run refuses to start on a
 module with uncommitted changes, and checks every module is byte-identical afterwards. Sessions, the report
 (``report.md``, ``report.json``) and each module's log go to ``--out`` (``.mutation/`` by default).
 ``--retest`` runs again, with each module's current tests, only the mutants its session records as
 surviving and not equivalent (after tests were added for them), and rewrites their results in the session;
-killed mutants stay killed as long as tests are only added.
+killed mutants stay killed as long as tests are only added. ``--resume`` keeps a module's session (a run
+stopped for time) and runs only its mutants without a result; it refuses a session whose module changed since
+the session was made (the mutants' positions would be wrong), and starts afresh where there is no session.
 Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
 """
 
@@ -94,23 +96,48 @@ def _baseline(module: dict[str, Any], fh: IO[str], log: Path) -> None:
         raise SystemExit(f"mutation: the tests of {module['path']} fail unmutated; see {log}")
 
 
-def run_module(module: dict[str, Any], run: dict[str, Any], out: Path) -> float:
-    """Mutate one module and test every mutant; the seconds it took."""
+def steps(cfg: Path, session: Path, fresh: bool) -> list[list[str]]:
+    """cosmic-ray's commands for one module: a fresh session is made and its skipped operators marked first;
+    ``exec`` runs only the mutants the session holds no result for (all of a fresh one's)."""
+    exec_ = [_tool("cosmic-ray"), "exec", str(cfg), str(session)]
+    if not fresh:
+        return [exec_]
+    init = [_tool("cosmic-ray"), "init", str(cfg), str(session)]
+    return [init, [_tool("cr-filter-operators"), str(session), str(cfg)], exec_]
+
+
+def resumable(module: dict[str, Any], out: Path) -> bool:
+    """Whether ``--resume`` can keep the module's session: True when it exists and was made from the module as it
+    is now, False when there is none (start afresh); a changed module or an unrecorded one stops the run."""
+    name, path = module["name"], ROOT / module["path"]
+    session, made = out / f"{name}.sqlite", out / f"{name}.source.sha256"
+    if not session.exists():
+        return False
+    if not made.exists():
+        raise SystemExit(f"mutation: {name}: the session does not record its module's digest; run it afresh")
+    if made.read_text().strip() != _digest(path):
+        raise SystemExit(f"mutation: {name}: {module['path']} changed since the session was made; run it afresh")
+    return True
+
+
+def run_module(module: dict[str, Any], run: dict[str, Any], out: Path, resume: bool = False) -> float:
+    """Mutate one module and test every mutant (``resume``: only those its session has no result for); the
+    seconds it took."""
     name, path = module["name"], ROOT / module["path"]
     cfg, session, log = out / f"{name}.toml", out / f"{name}.sqlite", out / f"{name}.log"
-    session.unlink(missing_ok=True)
+    fresh = not (resume and resumable(module, out))
     before = _digest(path)
+    if fresh:
+        session.unlink(missing_ok=True)
+        (out / f"{name}.seconds.json").unlink(missing_ok=True)
+        (out / f"{name}.source.sha256").write_text(before + "\n")
     start = time.monotonic()
-    with log.open("w") as fh:
+    with log.open("a" if not fresh else "w") as fh:
         _baseline(module, fh, log)
         # a mutant that makes a loop endless is killed by the timeout: a few times the unmutated run
         took = time.monotonic() - start
         cfg.write_text(session_config(module, run, max(run["timeout_min"], run["timeout_factor"] * took)))
-        for step in (
-            [_tool("cosmic-ray"), "init", str(cfg), str(session)],
-            [_tool("cr-filter-operators"), str(session), str(cfg)],
-            [_tool("cosmic-ray"), "exec", str(cfg), str(session)],
-        ):
+        for step in steps(cfg, session, fresh):
             subprocess.run(step, cwd=ROOT, stdout=fh, stderr=fh, check=True)
     if _digest(path) != before:
         raise SystemExit(f"mutation: {module['path']} was not restored; `git checkout -- {module['path']}`")
@@ -173,9 +200,15 @@ def main(argv: list[str] | None = None) -> int:
         "--retest", action="store_true", help="run only the surviving mutants of the sessions there again"
     )
     parser.add_argument(
+        "--resume", action="store_true", help="keep each module's session and run only its mutants without a result"
+    )
+    parser.add_argument(
         "--skip-missing-tests", action="store_true", help="drop mapped test files that do not exist (an older tree)"
     )
     args = parser.parse_args(argv)
+    if args.resume and (args.retest or args.report_only):
+        print("mutation: --resume cannot go with --retest or --report-only", file=sys.stderr)
+        return 2
     config = load()
     run, equivalents = config.get("run", {}), config.get("equivalent", [])
     modules = config["module"]
@@ -206,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
                 n, killed, took = retest_module(m, args.out, equivalents)
                 print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
                 continue
-            took = run_module(m, run, args.out)
-            (args.out / f"{m['name']}.seconds.json").write_text(json.dumps({"seconds": round(took, 1)}) + "\n")
+            took = run_module(m, run, args.out, resume=args.resume)
+            # a resumed run adds its time to that of the session's runs that finished (a stopped one records none)
+            seconds = args.out / f"{m['name']}.seconds.json"
+            earlier = float(json.loads(seconds.read_text())["seconds"]) if seconds.exists() else 0.0
+            seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
     scores = []
     for m in modules:
         session = args.out / f"{m['name']}.sqlite"

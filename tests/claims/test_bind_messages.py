@@ -8,7 +8,7 @@ import dataclasses
 import json
 
 from qbank.claims import AnswerClaims, Declared, check_answer_text
-from qbank.claims.bind import Binder, Binding, _unit_hint
+from qbank.claims.bind import Binder, Binding, _unit_hint, bind_answer
 from qbank.claims.quantity import Reading
 from qbank.problems import Level
 
@@ -258,3 +258,104 @@ def test_a_plain_number_equal_to_a_percent_or_a_noun_value_is_told_its_unit() ->
     assert _unit_hint(plain, [v("acc", 0.92, "%")]) is None  # 0.92 % is not 92
     four = Reading(4.0, 1.0, 1.0, "number", "", 1.0)
     assert _unit_hint(four, [v("n", 4, "nodes")]) == "write its unit: n is 4 nodes"
+
+
+def test_a_number_of_a_dimension_no_value_has_names_the_dimensions_there_are() -> None:
+    result = run("it takes 5 ms", v("n", 5, "tokens"), v("kv", 5, "B"))
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"5 ms" is not backed by a verified value (no verified value of dimension time; '
+            "values are in: bytes, tokens)",
+        )
+    ]
+
+
+def test_only_a_plain_number_is_told_to_write_a_unit() -> None:
+    # 92 ms is not 92 %: a number written with a unit of its own gets no "write its unit" hint
+    assert _unit_hint(Reading(92.0, 1.0, 1e-3, "time", "ms"), [v("acc", 92, "%")]) is None
+    assert messages(run("it takes 92 ms", v("acc", 92, "%"))) == [
+        (
+            Level.ERROR,
+            "claim-unbound",
+            '"92 ms" is not backed by a verified value (no verified value of dimension time; values are in: fraction)',
+        )
+    ]
+
+
+def test_a_plain_number_with_a_magnitude_suffix_is_told_its_unit_at_the_precision_written() -> None:
+    # "11K" is 11000 to the nearest thousand (±500) and within 5% (±550 of 11000): 11400 B is it, without its unit
+    eleven_k = Reading(11.0, 1.0, 1000.0, "number", "", 1000.0)
+    assert _unit_hint(eleven_k, [v("cache", 11_400, "B")]) == "write its unit: cache is 11400 B"
+    assert _unit_hint(eleven_k, [v("cache", 11_500.25, "B")]) is None  # 500.25 past it: not half a thousand
+
+
+def test_a_value_backing_only_the_binary_reading_joins_the_group_of_its_number() -> None:
+    # "2.00K" is ±5 tokens: x and w back it as 2001 (decimal), y = 2049.024 only as 2.001 × 1024 (binary);
+    # all three are the same written number, so one binding, not an ambiguity
+    values = (v("x", 2001, "tokens"), v("y", 2049.024, "tokens"), v("w", 2001, "tokens"))
+    result = run("the batch holds 2.00K tokens", *values)
+    assert result.problems == [] and [b.status for b in result.bindings] == ["bound"]
+    assert result.used == {"x", "y", "w"}
+
+
+def test_the_exact_group_is_exact_under_its_own_reading() -> None:
+    # x is exactly 2.00K decimal and y exactly 2.00K binary (one group, exact); z = 2004 is 2.004K, not exact
+    values = (v("x", 2000, "tokens"), v("y", 2048, "tokens"), v("z", 2004, "tokens"))
+    result = run("the batch holds 2.00K tokens", *values)
+    assert [(b.status, [x.name for x in b.values]) for b in result.bindings] == [("bound", ["x"])]
+    assert result.used == {"x", "y"}
+
+
+def test_an_ambiguous_number_orders_a_group_by_its_first_values_own_reading() -> None:
+    # x (2001, decimal) and y (2049.024, binary) are 2.001K: 0.05% off, nearer than z = 1997 (0.15% off)
+    values = (v("x", 2001, "tokens"), v("y", 2049.024, "tokens"), v("z", 1997, "tokens"))
+    result = run("the batch holds 2.00K tokens", *values)
+    assert [(p.level, p.code, p.message) for p in result.problems if p.code == "claim-ambiguous"] == [
+        (
+            Level.WARNING,
+            "claim-ambiguous",
+            '"2.00K tokens" matches different values (x = 2001 tokens, y = 2049 tokens, z = 1997 tokens); '
+            "bind it with {=x}",
+        )
+    ]
+
+
+def test_a_held_number_shows_the_value_it_would_bind_to_at_its_own_reading() -> None:
+    # "3.3K" read as 3300 (decimal) has four digits, so the value is shown to five: 3312.3, not 3312.35
+    # (the binary reading, 3379.2, would show six); y backs only the binary reading
+    result = run('Some say "it holds 3.3K tokens" today.', v("x", 3312.345, "tokens"), v("y", 3379.2, "tokens"))
+    (problem,) = [p for p in result.problems if p.level is Level.ERROR]
+    assert "(it would bind to x = 3312.3 tokens)" in problem.message
+    # the value, not the number written
+    kv = run('Some say "it needs 320 GiB" today.', v("kv", 321.5, "GiB"))
+    (problem,) = [p for p in kv.problems if p.level is Level.ERROR]
+    assert "(it would bind to kv = 321.5 GiB)" in problem.message
+
+
+def test_without_a_record_numbers_in_words_are_pending_too() -> None:
+    result = check_answer_text("a", "answers/a.md", "four nodes and 80 layers", None)
+    assert [b.quantity.found.rule for b in result.bindings] == ["words", "unit"]
+    assert messages(result) == [
+        (
+            Level.ERROR,
+            "claims-unverified",
+            "2 number(s) cannot be checked: verify/a.py has no verification record; run `qbank verify a`",
+        )
+    ]
+
+
+def test_without_a_record_an_unread_number_is_not_pending_whatever_string_holds_its_rule() -> None:
+    quantities = check_answer_text("a", "answers/a.md", "it is 3x4 and 80 layers", None).bindings
+    unread, layers = (b.quantity for b in quantities)
+    assert unread.found.rule == "unread"
+    rebuilt = dataclasses.replace(unread, found=dataclasses.replace(unread.found, rule="".join(["un", "read"])))
+    result = bind_answer("a", "answers/a.md", [rebuilt, layers], [], None)
+    assert [b.status for b in result.bindings] == ["unread", "unverified"]
+    assert [(p.code, p.message) for p in result.problems if p.code == "claims-unverified"] == [
+        (
+            "claims-unverified",
+            "1 number(s) cannot be checked: verify/a.py has no verification record; run `qbank verify a`",
+        )
+    ]
