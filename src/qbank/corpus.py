@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .answers import Answer, parse_answer
-from .memo import Memo, file_stamp
+from .memo import Memo, kept_by_stamp
 from .model import Company, Concept, Question, Topic, check_slug
 from .problems import Problem, Report, error, warning
 from .sources import Located, Pos, load_model, load_yaml, read_text, validation_problems
@@ -394,15 +394,15 @@ def cross_check(corpus: Corpus, report: Report, answer_files: dict[str, Path], v
 def _load_catalog(
     root: Path, rel: str, key: str, model: type[M], report: Report, invalid: set[str], memo: Memo | None
 ) -> list[tuple[M, Pos, Located, int]]:
-    """:func:`_load_list`, reused from ``memo`` while the file keeps its modification time and size."""
-    stamp = file_stamp(str(root / rel))
-    if memo is None or stamp is None:
+    """:func:`_load_list`, reused from ``memo`` while the file keeps its stamp (mtime ns, size, inode)."""
+    if memo is None:
         return _load_list(root, rel, key, model, report, invalid)
-    kept = memo.loaded.get(rel)
-    if kept is None or kept[0] != stamp:
+
+    def fresh() -> tuple[list[tuple[M, Pos, Located, int]], Report, set[str]]:
         own, bad = Report(), set[str]()
-        kept = memo.loaded[rel] = (stamp, (_load_list(root, rel, key, model, own, bad), own, bad))
-    items, own, bad = kept[1]
+        return _load_list(root, rel, key, model, own, bad), own, bad
+
+    items, own, bad = kept_by_stamp(memo.loaded, rel, str(root / rel), fresh)
     report.extend(own.problems)
     report.files += own.files
     invalid |= bad
@@ -410,13 +410,11 @@ def _load_catalog(
 
 
 def _load_question(path: Path, rel: str, memo: Memo | None) -> tuple[Question | None, Located | None, list[Problem]]:
-    stamp = file_stamp(str(path))
-    if memo is None or stamp is None:
+    if memo is None:
         return load_model(path, rel, Question)
-    kept = memo.loaded.get(rel)
-    if kept is None or kept[0] != stamp:
-        kept = memo.loaded[rel] = (stamp, load_model(path, rel, Question))
-    found: tuple[Question | None, Located | None, list[Problem]] = kept[1]
+    found: tuple[Question | None, Located | None, list[Problem]] = kept_by_stamp(
+        memo.loaded, rel, str(path), lambda: load_model(path, rel, Question)
+    )
     return found[0], found[1], list(found[2])
 
 
@@ -432,14 +430,8 @@ def _load_answer(path: Path, slug: str, rel: str, memo: Memo | None) -> tuple[An
     """An answer read and split into parts, kept in ``memo`` while its (mtime ns, size, inode) are unchanged."""
     if memo is None:
         return _read_answer(path, slug, rel)
-    stamp = file_stamp(str(path))
-    if stamp is None:
-        return _read_answer(path, slug, rel)
-    kept = memo.answers.get(rel)
-    if kept is None or kept[0] != stamp:
-        kept = (stamp, *_read_answer(path, slug, rel))
-        memo.answers[rel] = kept
-    return kept[1], list(kept[2])
+    answer, problems = kept_by_stamp(memo.answers, rel, str(path), lambda: _read_answer(path, slug, rel))
+    return answer, list(problems)
 
 
 def load_corpus(root: Path, memo: Memo | None = None) -> tuple[Corpus, Report]:

@@ -8,8 +8,9 @@ loop) lists every result the serve loop keeps and what invalidates it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .answers import Answer
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from .sources import Located
 
 Stamp = tuple[int, int, int]
+V = TypeVar("V")
 
 
 def file_stamp(path: str) -> Stamp | None:
@@ -32,6 +34,18 @@ def file_stamp(path: str) -> Stamp | None:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
+def kept_by_stamp(kept: dict[str, tuple[Stamp, V]], key: str, path: str, make: Callable[[], V]) -> V:
+    """``make()`` for the file at ``path``, kept in ``kept`` under ``key`` while the file's stamp is unchanged
+    (one entry a key, replaced when the stamp changes); a file that cannot be stat'ed is made afresh, not kept."""
+    stamp = file_stamp(path)
+    if stamp is None:
+        return make()
+    entry = kept.get(key)
+    if entry is None or entry[0] != stamp:
+        entry = kept[key] = (stamp, make())
+    return entry[1]
+
+
 @dataclass
 class Memo:
     """Per-file results keyed by what they depend on; a stale key is simply never asked for again."""
@@ -39,7 +53,7 @@ class Memo:
     loaded: dict[str, tuple[Stamp, Any]] = field(default_factory=dict)
     """``load_model`` of a question's YAML file, and the items of a catalog file with their problems, by the
     file's path, with the (mtime ns, size, inode) it was read at: one entry a file, however often it is saved."""
-    answers: dict[str, tuple[Stamp, Answer | None, list[Problem]]] = field(default_factory=dict)
+    answers: dict[str, tuple[Stamp, tuple[Answer | None, list[Problem]]]] = field(default_factory=dict)
     """An answer read and split into parts (``corpus.parse_answer``) with its problems, by path, with the file's
     (mtime ns, size, inode) it was read at."""
     values: dict[tuple[str, str], tuple[Stamp, list[Declared] | None]] = field(default_factory=dict)
