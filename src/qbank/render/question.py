@@ -123,19 +123,16 @@ def _derivation(d: Derivation, premium: bool, index: int, src: str, settings: Se
     question the script itself is folded under its heading and legend (``DERIVATION_FOLD``); the heading, the
     legend and the fold are this site's, outside the contributor region the sanitizer cuts to its allowlist."""
     kernels = ["## Kernel checks", "", *kernel_table(d.kernels), ""] if d.kernels else []
+    legend = ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
+    script = _demote(d.markdown or "").strip()  # demoted: its headings sit under the page's h1
     if premium:
-        parts: list[str] = []
-        if d.markdown:
-            # demoted: its headings sit under the page's h1
-            parts += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
-            parts += [_demote(d.markdown).strip(), ""]
+        parts = [*legend, script, ""] if d.markdown else []
         heading = "Executed derivation" if d.markdown else "Kernel checks"
         return _section(heading, "\n".join(parts + kernels), index, src, settings, DERIVATION_SUMMARY)
     out: list[str] = []
     if d.markdown:
-        out += ["## Executed derivation", "", DERIVATION_LEGEND, "{: .qb-legend }", ""]
-        out += [fragment("derivation-fold-open.md.j2", summary=DERIVATION_FOLD), ""]
-        out += [free_block(_demote(d.markdown).strip(), 1000 + index, settings.seal_token), "", "</details>", ""]
+        out += [*legend, fragment("derivation-fold-open.md.j2", summary=DERIVATION_FOLD), ""]
+        out += [free_block(script, 1000 + index, settings.seal_token), "", "</details>", ""]
     if kernels:
         out.append(free_block("\n".join(kernels), 2000 + index, settings.seal_token))
     return "\n".join(out)
