@@ -47,10 +47,15 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_a_resumed_run_keeps_its_session_and_only_executes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module, out = setup(tmp_path)
+def stopped_session(module: dict[str, Any], out: Path) -> None:
+    """A session a run left behind: its results so far and the digest of the module it was made from."""
     (out / "m.sqlite").write_bytes(b"results so far")
     (out / "m.source.sha256").write_text(sha256(Path(module["path"])) + "\n")
+
+
+def test_a_resumed_run_keeps_its_session_and_only_executes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    module, out = setup(tmp_path)
+    stopped_session(module, out)
     (out / "m.seconds.json").write_text('{"seconds": 600.0}\n')
     started = recorder(monkeypatch)
     mutation_run.run_module(module, RUN, out, resume=True)
@@ -61,8 +66,7 @@ def test_a_resumed_run_keeps_its_session_and_only_executes_it(tmp_path: Path, mo
 
 def test_a_run_without_resume_starts_a_fresh_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module, out = setup(tmp_path)
-    (out / "m.sqlite").write_bytes(b"results so far")
-    (out / "m.source.sha256").write_text(sha256(Path(module["path"])) + "\n")
+    stopped_session(module, out)
     (out / "m.seconds.json").write_text('{"seconds": 600.0}\n')
     started = recorder(monkeypatch)
     mutation_run.run_module(module, RUN, out)
@@ -82,8 +86,7 @@ def test_a_resume_without_a_session_starts_afresh(tmp_path: Path, monkeypatch: p
 
 def test_a_resume_refuses_the_session_of_a_module_that_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module, out = setup(tmp_path)
-    (out / "m.sqlite").write_bytes(b"results so far")
-    (out / "m.source.sha256").write_text(sha256(Path(module["path"])) + "\n")
+    stopped_session(module, out)
     Path(module["path"]).write_text("def twice(x):\n    return 2 * x\n")  # the mutants' positions are wrong now
     started = recorder(monkeypatch)
     with pytest.raises(SystemExit, match="changed since the session was made"):

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,13 @@ TODAY = dt.date(2026, 12, 1)
 KEY = bytes(range(32))
 
 
+def refusal(call: Callable[[], object]) -> str:
+    """The message of the KeyslotError that ``call`` raises (the test fails if it raises none)."""
+    with pytest.raises(KeyslotError) as caught:
+        call()
+    return str(caught.value)
+
+
 def identity(tmp_path: Path) -> tuple[X25519PrivateKey, X25519PublicKey]:
     key, _pub, _ = keygen(tmp_path / "identity.key")
     me = load_identity_text(key.read_text("ascii"), "id")
@@ -49,47 +57,36 @@ def identity(tmp_path: Path) -> tuple[X25519PrivateKey, X25519PublicKey]:
 
 def test_a_folder_without_a_build_record_is_not_a_build(tmp_path: Path) -> None:
     info = tmp_path / "qbank-build.json"
-    with pytest.raises(KeyslotError) as caught:
-        build_info(tmp_path)
-    assert str(caught.value) == f"{info}: not a qbank build (FileNotFoundError)"
+    assert refusal(lambda: build_info(tmp_path)) == f"{info}: not a qbank build (FileNotFoundError)"
     info.write_text("{oops")
-    with pytest.raises(KeyslotError) as caught:
-        build_info(tmp_path)
-    assert str(caught.value) == f"{info}: not a qbank build (JSONDecodeError)"
+    assert refusal(lambda: build_info(tmp_path)) == f"{info}: not a qbank build (JSONDecodeError)"
     info.write_text("[1, 2]")
-    with pytest.raises(KeyslotError) as caught:
-        build_info(tmp_path)
-    assert str(caught.value) == f"{info}: not a qbank build"
+    assert refusal(lambda: build_info(tmp_path)) == f"{info}: not a qbank build"
     info.write_text('{"release": "ab", "site_url": "https://x.example/"}')
     assert build_info(tmp_path) == {"release": "ab", "site_url": "https://x.example/"}
 
 
 def test_a_sealed_release_that_cannot_be_read_says_why(tmp_path: Path) -> None:
     path = tmp_path / "r.sealed.json"
-    with pytest.raises(KeyslotError) as caught:
-        load_sealed(path)
-    assert str(caught.value) == f"cannot read the sealed release {path}: FileNotFoundError"
+    assert refusal(lambda: load_sealed(path)) == f"cannot read the sealed release {path}: FileNotFoundError"
     path.write_text('{"format": "other"}')
-    with pytest.raises(KeyslotError) as caught:
-        load_sealed(path)
-    assert str(caught.value) == f"{path}: not a sealed release (format other)"
+    assert refusal(lambda: load_sealed(path)) == f"{path}: not a sealed release (format other)"
 
 
 def test_a_sealed_release_of_another_build_is_refused(tmp_path: Path) -> None:
     _me, pub = identity(tmp_path)
     sealed = seal(KEY, "ab12", "https://x.example/", pub)
-    check_matches({"release": "ab12", "site_url": "https://x.example/"}, sealed, "site/qbank-build.json")
-    with pytest.raises(KeyslotError) as caught:
-        check_matches({"release": "cd34", "site_url": "https://x.example/"}, sealed, "site/qbank-build.json")
-    assert str(caught.value) == (
+    where = "site/qbank-build.json"
+    check_matches({"release": "ab12", "site_url": "https://x.example/"}, sealed, where)
+    other_release = {"release": "cd34", "site_url": "https://x.example/"}
+    assert refusal(lambda: check_matches(other_release, sealed, where)) == (
         "site/qbank-build.json is release cd34, the sealed release is ab12: not this build's key"
     )
     for earlier in ({"release": "0000", "site_url": "https://x.example/"}, {"release": "ab12", "site_url": "https://a.x/"}):
         with pytest.raises(KeyslotError):  # another value sorting before the sealed one is another value too
-            check_matches(earlier, sealed, "site/qbank-build.json")
-    with pytest.raises(KeyslotError) as caught:
-        check_matches({"release": "ab12", "site_url": "https://y.example/"}, sealed, "site/qbank-build.json")
-    assert str(caught.value) == (
+            check_matches(earlier, sealed, where)
+    other_site = {"release": "ab12", "site_url": "https://y.example/"}
+    assert refusal(lambda: check_matches(other_site, sealed, where)) == (
         "site/qbank-build.json was built for https://y.example/, the sealed release for https://x.example/"
     )
 
@@ -133,9 +130,7 @@ def test_a_write_that_fails_leaves_the_folder_as_it_was_and_nothing_aside(tmp_pa
 
 
 def test_a_local_ledger_that_is_not_there_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(KeyslotError) as caught:
-        ledger_at(str(tmp_path / "none.sqlite3"))
-    assert str(caught.value) == f"no ledger at {tmp_path / 'none.sqlite3'}"
+    assert refusal(lambda: ledger_at(str(tmp_path / "none.sqlite3"))) == f"no ledger at {tmp_path / 'none.sqlite3'}"
 
 
 def test_the_deploy_side_opens_a_ledger_read_only_and_never_creates_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -238,7 +233,7 @@ def test_the_step_refuses_an_identity_the_build_was_not_sealed_to(tmp_path: Path
     sealed = fake_build(tmp_path / "repo", {"/q/": {"0": "<p>x</p>"}}, pub)
     before = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "repo").rglob("*"))
     other, _ = identity(tmp_path / "other")
-    with pytest.raises(KeyslotError) as caught:
-        run_keyslots(tmp_path / "repo/site", sealed, other, str(ledger), TODAY)
-    assert str(caught.value) == "this release was sealed to another key than the release identity given"
+    assert refusal(lambda: run_keyslots(tmp_path / "repo/site", sealed, other, str(ledger), TODAY)) == (
+        "this release was sealed to another key than the release identity given"
+    )
     assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "repo").rglob("*")) == before
