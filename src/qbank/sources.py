@@ -164,10 +164,60 @@ def _reader_problem(text: str, rel: str, exc: yaml.reader.ReaderError) -> Proble
     return error(rel, line, col, "yaml-character", f"character U+{ord(char):04X} is not allowed in YAML")
 
 
+def _distinct_nodes(node: yaml.Node) -> bool:
+    """Whether no node appears twice in the tree (libyaml's composer makes an alias the anchored node itself)."""
+    seen: set[int] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if id(n) in seen:
+            return False
+        seen.add(id(n))
+        if isinstance(n, yaml.MappingNode):
+            todo.extend(part for pair in n.value for part in pair)
+        elif isinstance(n, yaml.SequenceNode):
+            todo.extend(n.value)
+    return True
+
+
+def _load_fast(text: str, rel: str) -> Located | None:
+    """The common case through libyaml: a document that parses, is a mapping, and has no alias, no duplicate or
+    merge key, no tab and no character YAML refuses. The result is the same as the pure-Python path's (same
+    composer rules, constructor and resolver; ``tests/test_sources_fast.py`` compares them), about ten times
+    sooner. Anything else returns None, and the pure-Python path reads the document again and says what is wrong
+    with it, so every problem keeps its message and position."""
+    if not yaml.__with_libyaml__ or "\t" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return None
+    loader = yaml.CSafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+            if not isinstance(node, yaml.MappingNode) or not _distinct_nodes(node):
+                return None
+            walker = _Walker(rel)
+            walker.walk(node, ())
+            if walker.problems:
+                return None
+            data = loader.construct_document(node)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+            return None
+    finally:
+        loader.dispose()
+    return Located(data, walker.keys, walker.values)
+
+
 def load_yaml(text: str, rel: str) -> tuple[Located | None, list[Problem]]:
     """Parse one YAML document into a mapping with positions; every failure is a positioned problem."""
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         return None, [error(rel, 1, 1, "file-empty", "file is empty; expected a mapping of fields")]
+    fast = _load_fast(text, rel)
+    if fast is not None:
+        return fast, []
+    return _load_slow(text, rel)
+
+
+def _load_slow(text: str, rel: str) -> tuple[Located | None, list[Problem]]:
+    """PyYAML's pure-Python parser, which records where aliases are used and explains every failure."""
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
