@@ -18,10 +18,10 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from ..mathml.render import render_math
 from ..render.templating import fragment as render_fragment
+from ..seal.nesting import nesting
 from ..seal.regions import Region, RegionError, find_regions, rewrite
 from ..seal.sanitize import sanitize_html
 from .release import FORMAT, Release, b64
@@ -67,44 +67,17 @@ class SealedPage:
     """Anchors of headings inside premium sections that must not appear in the table of contents."""
 
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 MARKER_LEFT = "<!--qbseal"
-
-
-class _Balance(HTMLParser):
-    """Finds closing tags that close nothing open, and elements left open."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.stack: list[str] = []
-        self.stray: list[tuple[int, int]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in VOID:
-            self.stack.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in VOID:
-            return
-        if self.stack and self.stack[-1] == tag:
-            self.stack.pop()
-        else:
-            line, col = self.getpos()
-            start = self.line_starts[line - 1] + col
-            self.stray.append((start, start + len(f"</{tag}>")))
 
 
 def balanced(page_html: str) -> str:
     """The page with closing tags that close nothing removed (Markdown closes an author's open raw block
     after the part it was opened in); a :class:`SealError` when an element is left open."""
-    b = _Balance(page_html)
-    b.feed(page_html)
-    b.close()
-    if b.stack:
-        raise SealError(f"the page's HTML does not nest outside its answer parts (<{b.stack[-1]}> left open)")
+    found = nesting(page_html)
+    if found.open:
+        raise SealError(f"the page's HTML does not nest outside its answer parts (<{found.open[-1]}> left open)")
     out, pos = [], 0
-    for start, end in b.stray:
+    for start, end in found.stray:
         if not re.fullmatch(r"</\w+\s*>", page_html[start:end]):
             raise SealError("the page's HTML does not nest outside its answer parts")
         out.append(page_html[pos:start])
