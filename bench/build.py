@@ -50,7 +50,15 @@ WORDS = [
     *("latency", "throughput", "memory", "budget", "scheduler", "request", "expert", "router", "shard"),
     *("tensor", "pipeline", "replica", "queue", "page", "eviction", "prefix", "draft", "verify"),
 ]
-MATH = "$$\n\\frac{2 L H_{kv} d b}{B} = t\n$$\n\nwith $L$ layers and $B$ bytes per second.\n"
+MATH = "$$\n\\frac{2 L H_{kv} d b}{B} = t_{%s}\n$$\n\nwith $L$ layers and $B$ bytes per second.\n"
+"""A display formula of its own per question (its subscript spells the question's index in letters: a number
+would be a claim to bind) and two inline symbols every such answer shares, about the real bank's share of
+repeated formulas (327 distinct of 670)."""
+
+
+def math(i: int) -> str:
+    """Question ``i``'s formula block."""
+    return MATH % "".join(chr(ord("a") + int(d)) for d in f"{i:05d}")
 CODE = "```python\ndef kv_bytes(layers, heads, dim, b):\n    return 2 * layers * heads * dim * b\n```"
 
 
@@ -113,7 +121,7 @@ def write_corpus(root: Path, n: int, seed: int = 7) -> None:
         if premium:
             question["premium_summaries"] = [f"The full derivation of the {a} {b} against {c}, step by step."]
         (root / "questions" / f"{slug}.yaml").write_text(yaml.safe_dump(question, sort_keys=False))
-        answer = [paragraph(rng), "", MATH if i % 2 else "", "## Sizing it", "", paragraph(rng), "", CODE, "",
+        answer = [paragraph(rng), "", math(i) if i % 2 else "", "## Sizing it", "", paragraph(rng), "", CODE, "",
                   "## What interviewers listen for", "", paragraph(rng, 4), ""]
         if premium:
             answer += ["/// premium", "## The full derivation", "", paragraph(rng, 8), "", paragraph(rng, 6), "///"]

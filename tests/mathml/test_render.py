@@ -53,3 +53,14 @@ def test_delimiters_and_errors() -> None:
     with pytest.raises(MathError):
         split_tex("no delimiters")
     assert "<msqrt>" in to_mathml("\\sqrt{2}", False)
+
+
+def test_remembered_formulas_keep_their_display_and_failures() -> None:
+    """``to_mathml`` remembers formulas: the same TeX inline and displayed stays two formulas, and a TeX that
+    does not convert raises every time (a failure is never remembered as a result)."""
+    inline, block = to_mathml("x^2", False), to_mathml("x^2", True)
+    assert 'display="inline"' in inline and 'display="block"' in block
+    assert to_mathml("x^2", False) == inline and to_mathml("x^2", True) == block
+    for _ in range(2):
+        with pytest.raises(MathError):
+            to_mathml("\\frac", False)

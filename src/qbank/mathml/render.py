@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 import nh3
 from latex2mathml.converter import convert
@@ -48,8 +49,12 @@ def split_tex(inner: str) -> tuple[str, bool]:
     raise MathError(f"math without delimiters: {text[:80]!r}")
 
 
+@lru_cache(maxsize=4096)
 def to_mathml(tex: str, display: bool) -> str:
-    """One formula as MathML, cleaned to the allowlist (its TeX kept as an annotation for copy and search)."""
+    """One formula as MathML, cleaned to the allowlist (its TeX kept as an annotation for copy and search).
+
+    Remembered per (TeX, display): a bank repeats its symbols ($L$, $B$, $b$), and half the bank's 670 formulas
+    repeat one written elsewhere. A formula that fails is not remembered (it raises)."""
     try:
         raw = convert(tex, display="block" if display else "inline")
     except Exception as exc:  # the converter raises a variety of its own and built-in errors
