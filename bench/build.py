@@ -4,13 +4,15 @@
     python bench/build.py --n 5000   # the large run
 
 Reports the qbank/plain build-time ratio (target <= 1.1), time per page, peak memory, the search index size,
-and the gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). Both builds
-run in this process, alternating, and the best of ``--repeat`` runs of each is kept.
+and the gzipped transfer of one question page with its CSS and JS (target <= 60 KB, fonts excluded). The two
+kinds of build alternate, and the best of ``--repeat`` runs of each is kept.
 
-Every qbank build counted in the ratio starts with an empty card store (``.qbank/cards``: cold, every card
-drawn); one more build after them reuses the store (warm) and is reported apart. CPU time includes the card
-workers and Pagefind (children of this process, joined before the build returns). ``--sequential`` adds one cold
-qbank build with the cards drawn in the build's own process (no workers), as they were before the workers.
+Each build runs in a process of its own, as ``qbank build`` and ``mkdocs build`` do: interpreter start and
+imports are counted for both, and no build reuses what an earlier one in the same process remembered (parsed
+files, formulas). Every qbank build counted in the ratio starts with an empty card store (``.qbank/cards``:
+cold, every card drawn); one more build after them reuses the store (warm) and is reported apart. CPU time
+includes the card workers and Pagefind (children of the build, joined before it returns). ``--sequential``
+adds one cold qbank build with the cards drawn in the build's own process (no workers), as before the workers.
 """
 
 from __future__ import annotations
@@ -176,25 +178,15 @@ def write_plain(root: Path, plain: Path) -> int:
     return len(pages) + 1  # and about.md
 
 
-def peak_rss_mib() -> float:
-    """The peak resident memory of this process so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def cpu_seconds() -> float:
     """CPU time of this process and its finished children (Pagefind runs as a child)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def peak_rss_children_mib() -> float:
-    """The peak resident memory of the largest finished child so far (a card worker or Pagefind; a forked
-    worker's figure counts the pages it shares with this process)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-
-
 def timed(root: Path, out: Path, *, cold: bool = True) -> tuple[float, float]:
-    """Wall and CPU seconds for one mkdocs build of ``root`` into ``out``; ``cold`` empties the card store first.
+    """Wall and CPU seconds for one mkdocs build of ``root`` into ``out`` in this process (for a profiler:
+    ``bench/build_profile.py``); ``cold`` empties the card store first. The ratio uses :func:`built_alone`.
 
     CPU time is reported too because wall time on a shared machine moves with other people's load.
     """
@@ -204,6 +196,36 @@ def timed(root: Path, out: Path, *, cold: bool = True) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), cpu_seconds()
     mkdocs_build(root, out)
     return time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+ONE_BUILD = """
+import json, resource, sys
+from pathlib import Path
+from qbank.build import mkdocs_build
+from qbank.cards import pool
+if sys.argv[3] == "sequential":
+    pool.default_workers = lambda: 0
+mkdocs_build(Path(sys.argv[1]), Path(sys.argv[2]))
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rss": me.ru_maxrss / 1024, "children_rss": kids.ru_maxrss / 1024}))
+"""
+
+
+def built_alone(
+    root: Path, out: Path, *, cold: bool = True, sequential: bool = False
+) -> tuple[float, float, dict[str, float]]:
+    """Wall and CPU seconds of one build of ``root`` into ``out`` in a fresh process, with the peak resident
+    memory (MiB) of that process and of its largest child; ``cold`` empties the card store first, ``sequential``
+    draws the cards in the build's own process (no workers). CPU counts the process and every child it joined
+    (card workers, Pagefind)."""
+    shutil.rmtree(out, ignore_errors=True)
+    if cold:
+        shutil.rmtree(root / CARDS_DIR, ignore_errors=True)
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    done = subprocess.run([sys.executable, "-c", ONE_BUILD, str(root), str(out), "sequential" if sequential else "-"],
+                          check=True, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    return wall, cpu, json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def pagefind_seconds(site: Path) -> tuple[float, float]:
@@ -253,16 +275,6 @@ def kb(n: int) -> float:
     return round(n / 1024, 1)
 
 
-def sequential(root: Path, out: Path) -> tuple[float, float]:
-    """A cold qbank build with every card drawn in this process (no workers)."""
-    workers = pool.default_workers
-    pool.default_workers = lambda: 0
-    try:
-        return timed(root, out)
-    finally:
-        pool.default_workers = workers
-
-
 def run(n: int, repeat: int, tmp: Path, compare_sequential: bool = False) -> dict[str, object]:
     """Generate, build both ways, check, measure."""
     root, plain = tmp / "repo", tmp / "plain"
@@ -276,13 +288,15 @@ def run(n: int, repeat: int, tmp: Path, compare_sequential: bool = False) -> dic
     pl: list[tuple[float, float]] = []
     rss: dict[str, float] = {}
     for _ in range(repeat):
-        pl.append(timed(plain, tmp / "site-plain"))
-        rss.setdefault("plain", peak_rss_mib())  # both build in this process, plain first: the peak so far
-        qb.append(timed(root, tmp / "site-qbank"))
-        rss.setdefault("qbank", peak_rss_mib())
-        rss.setdefault("children", peak_rss_children_mib())
-    warm = timed(root, tmp / "site-qbank", cold=False)
-    seq = sequential(root, tmp / "site-qbank-sequential") if compare_sequential else None
+        *wall_cpu, peaks = built_alone(plain, tmp / "site-plain")
+        pl.append((wall_cpu[0], wall_cpu[1]))
+        rss.setdefault("plain", peaks["rss"])
+        *wall_cpu, peaks = built_alone(root, tmp / "site-qbank")
+        qb.append((wall_cpu[0], wall_cpu[1]))
+        rss.setdefault("qbank", peaks["rss"])
+        rss.setdefault("children", peaks["children_rss"])
+    warm = built_alone(root, tmp / "site-qbank", cold=False)[:2]
+    seq = built_alone(root, tmp / "site-qbank-sequential", sequential=True)[:2] if compare_sequential else None
     load_end = os.getloadavg()
     site, plain_site = tmp / "site-qbank", tmp / "site-plain"
     t0 = time.perf_counter()
@@ -307,11 +321,12 @@ def run(n: int, repeat: int, tmp: Path, compare_sequential: bool = False) -> dic
         "ratio_cpu": round(min(c for _, c in qb) / min(c for _, c in pl), 3),
         "ms_per_page_wall": round(1000 * min(w for w, _ in qb) / n_pages, 2),
         "ms_per_page_cpu": round(1000 * min(c for _, c in qb) / n_pages, 2),
-        # peak resident memory of this process after the first plain build, then after the first qbank build
-        # (a qbank figure equal to the plain one means qbank's build stayed under plain mkdocs' peak)
-        "peak_rss_mib_after_plain": round(rss["plain"]),
-        "peak_rss_mib_after_qbank": round(rss["qbank"]),
-        "peak_rss_mib_largest_child": round(rss["children"]),
+        # peak resident memory of the first plain build's process and of the first qbank build's, and of the
+        # largest child of that qbank build (a card worker, whose figure counts the pages it shares with the
+        # build when forked, or Pagefind)
+        "peak_rss_mib_plain": round(rss["plain"]),
+        "peak_rss_mib_qbank": round(rss["qbank"]),
+        "peak_rss_mib_qbank_largest_child": round(rss["children"]),
         "card_workers": pool.default_workers(),
         "warm_card_store_qbank_wall_cpu_s": (round(warm[0], 2), round(warm[1], 2)),
         "warm_card_store_ratio_wall_cpu": (round(warm[0] / min(w for w, _ in pl), 3),
