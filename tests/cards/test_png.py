@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 
 import pytest
 from PIL import Image
 
 from qbank.cards.draw import card_image
-from qbank.cards.png import encode_png
+from qbank.cards.png import FILTER_UP, adler_of_repeats, encode_png
 
 
 def decoded(data: bytes) -> Image.Image:
@@ -53,3 +54,15 @@ def test_the_same_pixels_give_the_same_bytes() -> None:
 def test_other_modes_are_refused() -> None:
     with pytest.raises(ValueError, match="RGB"):
         encode_png(Image.new("RGBA", (4, 4)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_checksum_of_repeated_rows_is_zlibs(seed: int) -> None:
+    """The Adler-32 of runs of repeated rows, summed without reading them, is zlib's over the same bytes, from
+    any starting value (large counts wrap both sums)."""
+    rng = random.Random(seed)
+    for _ in range(50):
+        start = zlib.adler32(bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40))))
+        row_bytes, count = rng.choice([1, 3, 3600, 3 * rng.randrange(1, 5000)]), rng.randrange(0, 700)
+        rows = (bytes([FILTER_UP]) + bytes(row_bytes)) * count
+        assert adler_of_repeats(start, row_bytes, count) == zlib.adler32(rows, start)

@@ -39,9 +39,22 @@ def unchanged_rows(row_bytes: int, count: int) -> bytes:
     return deflate_run((bytes([FILTER_UP]) + bytes(row_bytes)) * count)
 
 
-def filtered_rows(image: Image.Image) -> tuple[bytes, list[bool]]:
-    """The scanlines with their filter byte (None for the first row, Up for the others), and which rows
-    equal the row above."""
+ADLER_MOD = 65521
+
+
+def adler_of_repeats(value: int, row_bytes: int, count: int) -> int:
+    """The Adler-32 ``value`` continued over ``count`` Up-filtered rows equal to the row above (the filter byte
+    2, then ``row_bytes`` zeros), without reading them: each row adds 2 to the low sum, and the new low sum once
+    per byte of the row to the high sum."""
+    low, high = value & 0xFFFF, value >> 16
+    high = (high + (row_bytes + 1) * (count * low + count * (count + 1))) % ADLER_MOD
+    low = (low + 2 * count) % ADLER_MOD
+    return (high << 16) | low
+
+
+def filtered_rows(image: Image.Image) -> tuple[np.ndarray, list[bool]]:
+    """The scanlines with their filter byte (None for the first row, Up for the others), one row per line of
+    the array, and which rows equal the row above."""
     width, height = image.size
     pixels = np.frombuffer(image.tobytes(), np.uint8).reshape(height, width * 3)
     rows = np.empty((height, width * 3 + 1), np.uint8)
@@ -49,10 +62,8 @@ def filtered_rows(image: Image.Image) -> tuple[bytes, list[bool]]:
     rows[0, 0] = FILTER_NONE
     rows[0, 1:] = pixels[0]
     np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
-    changed = np.count_nonzero(rows[1:, 1:], axis=1)
-    repeats = [int(n) == 0 for n in changed.tolist()]
-    same = [False, *repeats]
-    return rows.tobytes(), same
+    repeats = (~rows[1:, 1:].any(axis=1)).tolist()
+    return rows, [False, *repeats]
 
 
 def encode_png(image: Image.Image) -> bytes:
@@ -60,19 +71,22 @@ def encode_png(image: Image.Image) -> bytes:
     if image.mode != "RGB":
         raise ValueError(f"encode_png takes RGB images, not {image.mode}")
     width, height = image.size
-    raw, same = filtered_rows(image)
-    stride = width * 3 + 1
+    rows, same = filtered_rows(image)
     pieces: list[bytes] = []
+    adler = 1
     start = 0
     while start < height:
         end = start
         while end < height and same[end] == same[start]:
             end += 1
-        if same[start]:
+        if same[start]:  # rows of zeros after their filter byte: deflated once per run length, summed unread
             pieces.append(unchanged_rows(width * 3, end - start))
+            adler = adler_of_repeats(adler, width * 3, end - start)
         else:
-            pieces.append(deflate_run(raw[start * stride:end * stride]))
+            run = rows[start:end].tobytes()
+            pieces.append(deflate_run(run))
+            adler = zlib.adler32(run, adler)
         start = end
-    stream = ZLIB_HEADER + b"".join(pieces) + FINAL_EMPTY_BLOCK + struct.pack(">I", zlib.adler32(raw))
+    stream = ZLIB_HEADER + b"".join(pieces) + FINAL_EMPTY_BLOCK + struct.pack(">I", adler)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits, truecolour, no interlace
     return SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", stream) + chunk(b"IEND", b"")
