@@ -11,7 +11,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from qbank import preview
-from qbank.build import take_preloaded
+from qbank.build import CARDS, take_preloaded
 from qbank.cards.cache import CARDS_DIR, prune
 from qbank.cards.pages import card_job
 from qbank.cards.pool import CardDrawing
@@ -134,9 +134,10 @@ def on_post_build(config: Any) -> None:
             raise PluginError(failure)
     drawing: CardDrawing = _STATE.pop("cards")
     try:
-        drawing.finish()
+        counts = drawing.finish()
     except Exception as exc:  # a card that fails fails the build: `qbank build` swaps nothing in
         raise PluginError(f"social cards: {type(exc).__name__}: {exc}") from exc
+    CARDS[str(site.resolve())] = (counts.cards, counts.drawn)  # `qbank build` says how many were drawn
     if not session:
         if drawing.cache is not None:
             prune(drawing.cache, drawing.keys)  # the card store keeps this site's cards only

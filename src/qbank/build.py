@@ -28,7 +28,13 @@ class BuildResult:
 
     report: Report
     site_dir: Path | None
+    cards: tuple[int, int] | None = None
+    """(cards, drawn) of a build that wrote a site; the others were copied from the card store."""
 
+
+CARDS: dict[str, tuple[int, int]] = {}
+"""The social cards of the last mkdocs build into each folder, as (cards, drawn); the others came from the card
+store (``.qbank/cards``). Recorded by the hooks, read by ``build_site``."""
 
 LAST_THIN: dict[str, tuple[int, float]] = {}
 """The own-text limits (``extra.qbank``) of the last mkdocs build into each folder, for the built-site check."""
@@ -102,10 +108,11 @@ def build_site(
     problems = check_site(tmp, site_url, links=links, thin=LAST_THIN.pop(str(tmp), None))
     report.extend(replace(p, path=target.name + p.path.removeprefix(tmp.name)) for p in problems)
     if report.errors:
+        CARDS.pop(str(tmp.resolve()), None)
         shutil.rmtree(tmp, ignore_errors=True)
         return BuildResult(report, None)
     swap_in(tmp, target)
-    return BuildResult(report, target)
+    return BuildResult(report, target, CARDS.pop(str(tmp.resolve()), None))
 
 
 def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:

@@ -88,6 +88,7 @@ def test_edit_uploads_one_page_and_its_ciphertext_and_a_revocation_rekeys_with_g
         run = qbank("build", "--root", str(root), "--recipient", str(identity.pub),
                     env={"QBANK_LEDGER": str(tmp_path / "none")})
         assert run.returncode == 0, run.stderr
+        built.append(run.stdout)
         run = qbank("paywall", "keyslots", "--site", str(root / "site"), "--release", str(sealed_release(root)),
                     "--ledger", str(ledger), "--epoch", str(epoch), env=identity.env)
         assert run.returncode == 0, run.stderr
@@ -98,8 +99,11 @@ def test_edit_uploads_one_page_and_its_ciphertext_and_a_revocation_rekeys_with_g
         assert run.returncode == 0, run.stdout + run.stderr
         return set(UPLOAD.findall(run.stdout)), said + run.stdout
 
+    built: list[str] = []
     first, said = release()
     assert "new epoch (no epoch yet)" in said
+    cards = len(list((root / "site/assets/cards").glob("*.png")))
+    assert cards > 10 and f"social cards: {cards} drawn, 0 from the card store" in built[-1], built[-1]
     epoch_id = json.loads((root / "site/qbank-build.json").read_text())["release"]
     before = versions(s3, bucket, "www/")
     assert len(first) > 100 and set(before) == first | {".qbank-manifest.json"}
@@ -111,6 +115,8 @@ def test_edit_uploads_one_page_and_its_ciphertext_and_a_revocation_rekeys_with_g
     answer.write_text(answer.read_text().replace(BEFORE, AFTER))
     edited, said = release()
     assert "epoch continues" in said
+    # an answer's text is not on its card: every card comes from the store, none is drawn
+    assert f"social cards: 0 drawn, {cards} from the card store" in built[-1], built[-1]
     new_file = re.search(r'data-qb-file="([0-9a-f]{20}\.json)"', (root / "site" / KV).read_text())
     assert new_file is not None
     assert edited == {KV, f"assets/premium/{new_file.group(1)}"}, sorted(edited)

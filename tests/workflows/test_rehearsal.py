@@ -197,6 +197,15 @@ def test_main_then_refund_then_refresh_end_to_end(
         assert not set(secrets.values()) & set(env.values()) and "QBANK_LEDGER" not in env
     artifact = tmp_path / "main" / "artifacts" / "site"
     assert not (artifact / "site" / "assets" / "keyslots").exists()  # slots come from the deploy job only
+    # the card store: missed on this first run, every card drawn by the checked build, none by the deploy's
+    # build in the same job, and saved for the next run with exactly this site's cards
+    log = "\n".join(main.log)
+    cards = len(list((artifact / "site" / "assets" / "cards").glob("*.png")))
+    assert cards > 10 and "cache miss for qbank-cards-" in log
+    assert log.count(f"social cards: {cards} drawn, 0 from the card store") == 1
+    assert log.count(f"social cards: 0 drawn, {cards} from the card store") == 1
+    (store,) = (tmp_path / "main" / "cache").glob("qbank-cards-*")
+    assert len(list(store.glob("*.card"))) == cards
     (sealed_file,) = (artifact / "release").glob("*.sealed.json")
     listed = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="www/assets/keyslots/")["Contents"]]
     assert listed, "no keyslots in the bucket"
