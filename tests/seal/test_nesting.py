@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from qbank.seal.nesting import Nesting, nesting, parsed, plainly_nested
 
 TYPICAL = (
@@ -94,3 +96,39 @@ def test_random_markup_reads_as_htmlparser_reads_it() -> None:
             quick += 1
             assert reference == Nesting([], []), page
     assert quick > 500  # the generator does reach the quick walk's "nests"
+
+
+def test_a_closing_tag_of_another_element_is_stray_in_either_order() -> None:
+    """Whichever name sorts first, ``</b>`` does not close ``<a>``: the quick walk never says it nests, and the
+    answer names the stray and the element left open (explicit, not read from the parser under test)."""
+    for outer, inner in [("div", "span"), ("span", "div"), ("p", "li"), ("li", "p"), ("td", "th"), ("th", "td")]:
+        page = f"<{outer}>x</{inner}>"
+        assert not plainly_nested(page), page
+        start = len(f"<{outer}>x")
+        assert nesting(page) == Nesting([(start, start + len(f"</{inner}>"))], [outer]), page
+        assert parsed(page) == nesting(page)
+
+
+def test_a_stray_on_the_first_line_is_placed_from_offset_zero() -> None:
+    assert nesting("</span><p>a</p>") == Nesting([(0, 7)], [])
+    assert nesting("<p>a</p></em>\n<br>") == Nesting([(8, 13)], [])
+
+
+def test_closing_tags_of_void_elements_are_ignored_by_both_walks() -> None:
+    """``</br>`` closes nothing and opens nothing: the quick walk goes on past it (and answers), like HTMLParser."""
+    page = "<p>a</br>b<img src=x></img></p>"
+    assert plainly_nested(page)
+    assert parsed(page) == Nesting([], [])
+
+
+def test_a_long_page_takes_the_quick_walk() -> None:
+    """Hundreds of tags (a long answer): counted, not identified (a count past CPython's small ints)."""
+    page = "<div>" + "<p>para <em>one</em> and <code>two</code></p>\n" * 200 + "</div>"
+    assert page.count("<") > 1000 and plainly_nested(page)
+
+
+def test_the_answer_is_a_value() -> None:
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        nesting("<p></p>").open = ["p"]  # type: ignore[misc]
