@@ -67,6 +67,14 @@ def test_only_the_first_locked_section_carries_the_unlock_call() -> None:
     assert calls == [(True, True), (False, False), (False, False)]
 
 
+def test_the_call_to_action_follows_page_order_not_section_numbers() -> None:
+    page = region("premium", 5, "<p>one</p>", "First") + region("premium", 2, "<p>two</p>", "Second")
+    sealed = seal_page(page, "/q/", Release.new(), TOKEN)
+    blocks = re.split(r"(?=<section )", sealed.html)[1:]
+    assert ['id="qb-premium-5"' in b for b in blocks] == [True, False]
+    assert ["qb-unlock-open" in b for b in blocks] == [True, False]
+
+
 def test_a_region_without_a_heading_is_named_premium_section() -> None:
     sealed = seal_page(region("premium", 0, "<p>body</p>"), "/q/", Release.new(), TOKEN)
     assert "<h2>Premium section</h2>" in sealed.html
