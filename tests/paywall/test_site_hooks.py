@@ -75,6 +75,17 @@ def test_inner_headings_of_a_sealed_section_leave_the_table_of_contents(config: 
     shape = [(i.id, [c.id for c in i.children]) for i in p.toc.items]
     assert shape == [("free", []), ("locked", []), ("after", ["kept"])]
     assert site.on_page_content("<p>no regions</p>", page(toc=None), config, TOKEN) == "<p>no regions</p>"
+    # a page without a table of contents is sealed all the same
+    assert "Inner" not in site.on_page_content(html, page(toc=None), config, TOKEN)
+
+
+def test_a_free_heading_after_a_hidden_one_stays(config: dict[str, Any]) -> None:
+    site.on_config(config)
+    html = (region("premium", 0, '<h2 id="locked">Locked</h2><h3 id="inner">Inner</h3><p>x</p>', "Locked")
+            + '<h3 id="free-tail">Free tail</h3>')
+    p = page(toc=[link("locked", link("inner"), link("free-tail"))])
+    site.on_page_content(html, p, config, TOKEN)
+    assert [(i.id, [c.id for c in i.children]) for i in p.toc.items] == [("locked", ["free-tail"])]
 
 
 def test_premium_regions_with_the_paywall_off_are_refused(config: dict[str, Any]) -> None:
