@@ -62,8 +62,8 @@ def filtered_rows(image: Image.Image) -> tuple[np.ndarray, list[bool]]:
     rows[0, 0] = FILTER_NONE
     rows[0, 1:] = pixels[0]
     np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
-    repeats = (~rows[1:, 1:].any(axis=1)).tolist()
-    return rows, [False, *repeats]
+    changed = np.count_nonzero(rows[1:, 1:], axis=1)
+    return rows, [False, *(int(n) == 0 for n in changed.tolist())]
 
 
 def encode_png(image: Image.Image) -> bytes:
