@@ -63,6 +63,8 @@ def test_mint_takes_exactly_the_secrets_asked_for_past_small_counts(tmp_path: Pa
         assert len(book.licenses()) == 300
         with pytest.raises(ValueError, match=r"^2 keys asked, 1 secrets given$"):
             book.mint(2, secrets=secrets[:1])
+        with pytest.raises(ValueError, match=r"^1 keys asked, 2 secrets given$"):
+            book.mint(1, secrets=[generate_secret(), generate_secret()])
         assert len(book.licenses()) == 300
 
 
@@ -139,7 +141,7 @@ def test_a_key_in_two_orders_is_refused_whichever_order_id_sorts_first(tmp_path:
 
 def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
     with open_ledger(tmp_path / "l.sqlite3") as book:
-        k1, k2, k3, k4 = book.mint(4)
+        k1, k2, k3, k4, k5 = book.mint(5)
         assert book.apply_orders("sendowl", [order(2, "1001", k1), order(3, "1002", k2)])[1] == []
         book.revoke(k4, "fraud")
         before = rows(book)
@@ -148,10 +150,14 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
             [
                 order(2, "1003", k3, email="c@example.org"),
                 order(3, "1003", k3, email="d@example.org"),  # one order, two emails
-                order(4, "1009", k1),  # k1 was sold in order 1001
+                order(4, "1000", k1),  # k1 was sold in order 1001 (whose id sorts after this one)
                 order(5, "1005", format_key(generate_secret())),  # a key this ledger never minted
                 order(6, "1002", k2, day=DAY + dt.timedelta(days=1)),  # order 1002 had another date
-                order(7, "1004", k4),  # k4 was revoked
+                order(7, "1006", k5),
+                order(8, "1007", k5),  # one key, two orders
+                order(9, "1008", k3, day=DAY + dt.timedelta(days=1)),
+                order(10, "1008", k3),  # one order, two dates: the later line has the earlier one
+                order(11, "1004", k4),  # k4 was revoked
             ],
         )
         assert counts == {"sold": 0, "revoked": 0}
@@ -160,7 +166,10 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
             (4, 4, "shop-key-resold", "this key was sold in another order already"),
             (5, 4, "shop-unknown-key", "this key is not in the ledger"),
             (6, 2, "shop-order-conflict", "order 1002 was imported before with another date or email"),
-            (7, 4, "shop-revoked", "this key was revoked; it cannot be sold"),
+            (8, 4, "shop-key-resold", "this key is also in order 1006 (line 7)"),
+            (9, 4, "shop-key-resold", "this key is also in order 1003 (line 2)"),
+            (10, 2, "shop-order-conflict", "order 1008 has another date on line 9"),
+            (11, 4, "shop-revoked", "this key was revoked; it cannot be sold"),
         ]
         assert rows(book) == before
 
