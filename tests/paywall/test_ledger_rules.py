@@ -6,12 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 
 import pytest
 
 from qbank.paywall.keys import derive, format_key, generate_secret, parse_key
-from qbank.paywall.ledger import Ledger, LedgerError, default_ledger_path, open_ledger
+from qbank.paywall.ledger import Ledger, LedgerError, License, add_months, default_ledger_path, open_ledger
 from qbank.paywall.shop.model import CHARGEBACK, IGNORED, REFUND, SALE, OrderRow
 
 DAY = dt.date(2026, 11, 2)
@@ -83,6 +84,45 @@ def test_an_identifier_prefix_needs_eight_hex_digits_and_one_match(tmp_path: Pat
             book.find(nobody)
 
 
+def test_a_prefix_two_identifiers_share_is_refused(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        for ident_ in ("abcdef00" + "1" * 24, "abcdef00" + "2" * 24):  # written by hand: a shared 8-digit prefix
+            book.conn.execute("INSERT INTO licenses (id, kek, minted_at) VALUES (?, ?, ?)", (ident_, b"k" * 32, "t"))
+        with pytest.raises(LedgerError, match=r"^2 licenses have an identifier starting 'abcdef00'$"):
+            book.find("abcdef00")
+        assert book.find("abcdef002").identifier == "abcdef00" + "2" * 24
+
+
+def test_a_sale_is_the_same_sale_only_with_the_same_date_and_email(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        (key,) = book.mint(1)
+        book.sell(key, DAY, "b@example.org")
+        for day, email in ((DAY - dt.timedelta(days=1), "b@example.org"), (DAY, "a@example.org"),
+                           (DAY + dt.timedelta(days=1), "b@example.org"), (DAY, "c@example.org")):
+            with pytest.raises(LedgerError, match=r"^this license was already sold on 2026-11-02 to b@example\.org$"):
+                book.sell(key, day, email)
+        lic = book.sell(key, DAY, "b@example.org")
+    assert (lic.sold_on, lic.email, lic.expires_on) == ("2026-11-02", "b@example.org", "2027-05-02")
+
+
+def test_june_plus_six_months_is_december_of_the_same_year() -> None:
+    assert add_months(dt.date(2026, 6, 30), 6) == dt.date(2026, 12, 30)
+    assert add_months(dt.date(2026, 7, 31), 6) == dt.date(2027, 1, 31)
+
+
+def test_a_license_row_is_immutable_and_hashable(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        (key,) = book.mint(1)
+        lic = book.find(key)
+    with pytest.raises(FrozenInstanceError):
+        lic.email = "x@example.org"  # type: ignore[misc]
+    assert {lic, book_copy(lic)} == {lic}
+
+
+def book_copy(lic: License) -> License:
+    return License(**{f: getattr(lic, f) for f in lic.__dataclass_fields__})
+
+
 # --- import_csv -------------------------------------------------------------------------------------------
 
 
@@ -140,6 +180,8 @@ def test_a_key_in_two_orders_is_refused_whichever_order_id_sorts_first(tmp_path:
 
 
 def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
+    # a parser's values: a status read from JSON is equal to SALE, not SALE itself; each row its own date
+    (sale,) = json.loads('["sale"]')
     with open_ledger(tmp_path / "l.sqlite3") as book:
         k1, k2, k3, k4, k5 = book.mint(5)
         assert book.apply_orders("sendowl", [order(2, "1001", k1), order(3, "1002", k2)])[1] == []
@@ -148,8 +190,8 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
         counts, problems = book.apply_orders(
             "sendowl",
             [
-                order(2, "1003", k3, email="c@example.org"),
-                order(3, "1003", k3, email="d@example.org"),  # one order, two emails
+                order(2, "1003", k3, day=dt.date(2026, 11, 2), email="c@example.org"),
+                order(3, "1003", k3, day=dt.date(2026, 11, 2), email="d@example.org"),  # one order, two emails
                 order(4, "1000", k1),  # k1 was sold in order 1001 (whose id sorts after this one)
                 order(5, "1005", format_key(generate_secret())),  # a key this ledger never minted
                 order(6, "1002", k2, day=DAY + dt.timedelta(days=1)),  # order 1002 had another date
@@ -157,7 +199,8 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
                 order(8, "1007", k5),  # one key, two orders
                 order(9, "1008", k3, day=DAY + dt.timedelta(days=1)),
                 order(10, "1008", k3),  # one order, two dates: the later line has the earlier one
-                order(11, "1004", k4),  # k4 was revoked
+                order(11, "1004", k4, sale),  # k4 was revoked
+                order(12, "1010", format_key(generate_secret())),
             ],
         )
         assert counts == {"sold": 0, "revoked": 0}
@@ -170,6 +213,7 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
             (9, 4, "shop-key-resold", "this key is also in order 1003 (line 2)"),
             (10, 2, "shop-order-conflict", "order 1008 has another date on line 9"),
             (11, 4, "shop-revoked", "this key was revoked; it cannot be sold"),
+            (12, 4, "shop-unknown-key", "this key is not in the ledger"),
         ]
         assert rows(book) == before
 
@@ -226,6 +270,16 @@ def test_states_are_compared_by_value_not_identity(tmp_path: Path) -> None:
         assert (counts, problems) == ({"sold": 0, "revoked": 1}, [])
         assert book.conn.execute("SELECT state FROM orders").fetchall() == [(REFUND,)]
         assert book.find(key).reason == "refund (sendowl order 1)"
+
+
+def test_a_refund_line_after_its_sale_line_wins_too(tmp_path: Path) -> None:
+    sale, chargeback = json.loads('["sale", "chargeback"]')
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        (key,) = book.mint(1)
+        counts, problems = book.apply_orders("sendowl", [order(2, "7", key, sale), order(3, "7", key, chargeback)])
+        assert (counts, problems) == ({"sold": 1, "revoked": 1}, [])
+        assert book.conn.execute("SELECT state FROM orders").fetchall() == [(CHARGEBACK,)]
+        assert book.find(key).reason == "chargeback (sendowl order 7)"
 
 
 def test_refund_and_chargeback_states_each_revoke_and_ignored_lines_do_nothing(tmp_path: Path) -> None:
