@@ -201,7 +201,8 @@ def test_every_empty_cell_is_named_and_nothing_else_is_checked(tmp_path: Path) -
 
 
 def test_a_short_row_has_empty_cells(tmp_path: Path) -> None:
-    rows, problems = parse(tmp_path, "State,Order ID,Date,Buyer Email,License Key\ncomplete,1,2026-11-02,a@example.org\n")
+    text = "State,Order ID,Date,Buyer Email,License Key\ncomplete,1,2026-11-02,a@example.org\n"
+    rows, problems = parse(tmp_path, text)
     assert rows == [] and problems == [(2, 5, "shop-missing", "the key cell is empty")]
 
 
