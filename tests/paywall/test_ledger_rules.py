@@ -150,6 +150,14 @@ def test_a_bad_import_row_is_placed_at_its_line_and_first_column(tmp_path: Path)
 # --- a read-only ledger -----------------------------------------------------------------------------------
 
 
+def test_a_new_ledger_gets_its_folders(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "l.sqlite3"
+    with open_ledger(path) as book:
+        book.mint(1)
+    with open_ledger(path) as book:  # and an existing folder is fine
+        assert len(book.licenses()) == 1
+
+
 def test_a_ledger_opened_without_create_reads_and_refuses_writes(tmp_path: Path) -> None:
     path = tmp_path / "l.sqlite3"
     with open_ledger(path) as book:
@@ -183,8 +191,9 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
     # a parser's values: a status read from JSON is equal to SALE, not SALE itself; each row its own date
     (sale,) = json.loads('["sale"]')
     with open_ledger(tmp_path / "l.sqlite3") as book:
-        k1, k2, k3, k4, k5 = book.mint(5)
-        assert book.apply_orders("sendowl", [order(2, "1001", k1), order(3, "1002", k2)])[1] == []
+        k1, k2, k3, k4, k5, k6 = book.mint(6)
+        done = book.apply_orders("sendowl", [order(2, "1001", k1), order(3, "1002", k2), order(4, "1001", k6)])
+        assert done == ({"sold": 3, "revoked": 0}, [])
         book.revoke(k4, "fraud")
         before = rows(book)
         counts, problems = book.apply_orders(
@@ -201,6 +210,7 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
                 order(10, "1008", k3),  # one order, two dates: the later line has the earlier one
                 order(11, "1004", k4, sale),  # k4 was revoked
                 order(12, "1010", format_key(generate_secret())),
+                order(13, "1009", k6),  # k6 was sold in order 1001 (whose id sorts before this one)
             ],
         )
         assert counts == {"sold": 0, "revoked": 0}
@@ -214,6 +224,7 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
             (10, 2, "shop-order-conflict", "order 1008 has another date on line 9"),
             (11, 4, "shop-revoked", "this key was revoked; it cannot be sold"),
             (12, 4, "shop-unknown-key", "this key is not in the ledger"),
+            (13, 4, "shop-key-resold", "this key was sold in another order already"),
         ]
         assert rows(book) == before
 
@@ -270,6 +281,18 @@ def test_states_are_compared_by_value_not_identity(tmp_path: Path) -> None:
         assert (counts, problems) == ({"sold": 0, "revoked": 1}, [])
         assert book.conn.execute("SELECT state FROM orders").fetchall() == [(REFUND,)]
         assert book.find(key).reason == "refund (sendowl order 1)"
+
+
+def test_an_ignored_line_changes_nothing_and_the_lines_after_it_count(tmp_path: Path) -> None:
+    (ignored,) = json.loads('["ignored"]')  # a parser's value: equal to IGNORED, not IGNORED itself
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        k1, k2 = book.mint(2)
+        counts, problems = book.apply_orders(
+            "sendowl", [order(2, "1", k1, IGNORED), order(3, "2", k2, ignored), order(4, "3", k1)]
+        )
+        assert (counts, problems) == ({"sold": 1, "revoked": 0}, [])
+        assert (book.find(k1).sold_on, book.find(k2).sold_on, book.find(k2).revoked_at) == (DAY.isoformat(), None, None)
+        assert book.conn.execute("SELECT order_id, state FROM orders").fetchall() == [("3", SALE)]
 
 
 def test_a_refund_line_after_its_sale_line_wins_too(tmp_path: Path) -> None:
