@@ -97,7 +97,9 @@ def test_live_release_refusals_name_what_is_missing_or_wrong(
     assert broken.value.__cause__ is None and broken.value.__suppress_context__
 
     foreign = "the sealed release under the private prefix does not belong to live release " + RID
-    for rid, url in (("fedcba9876543210", URL), (RID, "https://other.example/")):
+    # another release or site, sorting before and after the live one's
+    others = (("0000000000000000", URL), ("fedcba9876543210", URL), (RID, "https://a.example/"), (RID, URL + "x/"))
+    for rid, url in others:
         put(client, private, f"releases/{RID}.sealed.json", sealed_bytes(tmp_path, rid, url))
         with pytest.raises(KeyslotError) as other:
             live_release(client, public, private)
