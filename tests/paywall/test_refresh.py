@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -186,3 +188,10 @@ def test_record_readers_reports_an_unreadable_record_as_a_keyslot_error(tmp_path
     with pytest.raises(KeyslotError, match=r"^.*epoch\.json:1:2: not an epoch record") as err:
         record_readers(str(record), RID, frozenset({"aa"}), None)
     assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+def test_the_module_imports_without_the_type_stubs() -> None:
+    """mypy_boto3_s3 comes with the dev extra only: the refresh must import on an install without it."""
+    code = "import sys; sys.modules['mypy_boto3_s3'] = None; import qbank.paywall.refresh"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
