@@ -195,3 +195,33 @@ def test_the_module_imports_without_the_type_stubs() -> None:
     code = "import sys; sys.modules['mypy_boto3_s3'] = None; import qbank.paywall.refresh"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_refresh_uploads_unless_asked_for_a_dry_run(tmp_path: Path, buckets: tuple[Any, Target, Target]) -> None:
+    """On a bucket with a manifest and no site files, the refresh's plan is this release's slot files alone."""
+    from qbank.deploy.plan import Manifest as Stored
+    from qbank.paywall.ledger import open_ledger
+    from qbank.paywall.recipient import load_identity_text
+    from qbank.paywall.refresh import refresh
+
+    client, public, private = buckets
+    key, pub, _ = keygen(tmp_path / "env" / "identity.key")
+    identity = load_identity_text(key.read_text("ascii"), "identity")
+    put(client, public, "qbank-build.json", json.dumps({"format": 1, "release": RID, "site_url": URL}).encode())
+    put(client, public, MANIFEST_NAME, Stored().to_json().encode())
+    sealed = seal(secrets.token_bytes(32), RID, URL, load_public(pub.read_text(), "pub")).to_json()
+    put(client, private, f"releases/{RID}.sealed.json", sealed)
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        book.mint(1)
+    endpoint = client.meta.endpoint_url
+
+    def slots() -> list[str]:
+        listed = client.list_objects_v2(Bucket=public.bucket, Prefix=f"www/{MINE}/")
+        return [o["Key"] for o in listed.get("Contents", [])]
+
+    dry = refresh(client, public, private, identity, str(tmp_path / "l.sqlite3"), dt.date(2026, 11, 30),
+                  endpoint_url=endpoint, dry_run=True)
+    assert dry.result is None and len(dry.plan.uploads) == 256 and slots() == []
+    done = refresh(client, public, private, identity, str(tmp_path / "l.sqlite3"), dt.date(2026, 11, 30),
+                   endpoint_url=endpoint)
+    assert done.result is not None and len(slots()) == 256
