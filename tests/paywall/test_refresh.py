@@ -116,8 +116,11 @@ MINE = "assets/keyslots/" + RID
 
 
 def a_plan(retained: list[str]) -> Plan:
-    actions = [
+    actions = [  # a refresh uploads only slot files, but the function keeps any action but the manifest
         Action("keyslots", f"{MINE}/00.json", "changed"),
+        Action("static", "assets/app.css", "changed"),
+        Action("pages", "index.html", "changed"),
+        Action("sitemaps", "sitemap.xml", "changed"),
         Action("delete", "assets/gone.js", "expired"),
         Action("manifest", MANIFEST_NAME, "manifest"),
     ]
@@ -131,6 +134,9 @@ def test_retire_deletes_earlier_slots_now_and_writes_the_manifest_last() -> None
     retire_old_slots(plan, MINE + "/")
     assert [(a.phase, a.path, a.reason) for a in plan.actions] == [
         ("keyslots", f"{MINE}/00.json", "changed"),
+        ("static", "assets/app.css", "changed"),
+        ("pages", "index.html", "changed"),
+        ("sitemaps", "sitemap.xml", "changed"),
         ("delete", "assets/gone.js", "expired"),
         ("delete", f"{OLD}/00.json", "earlier release's keyslots"),
         ("delete", f"{OLD}/01.json", "earlier release's keyslots"),
