@@ -233,3 +233,12 @@ def test_the_key_list_is_one_key_a_line_and_reads_back(tmp_path: Path) -> None:
     assert sendowl.read_key_list(out) == keys
     sendowl.write_key_list([], out)
     assert out.read_bytes() == b""
+
+
+def test_a_good_row_after_hundreds_of_bad_ones_is_still_read(tmp_path: Path) -> None:
+    # past 256 problems the counts are ints CPython no longer caches: compared by value, not identity
+    bad = "".join(f"={i},2026-11-02,a@example.org,{KEY},complete\n" for i in range(300))
+    good = f"ok,2026-11-02,a@example.org,{KEY},paid\n"
+    rows, problems = parse(tmp_path, f"Order ID,Date,Buyer Email,License Key,State\n{bad}{good}")
+    assert len(problems) == 300 and {code for _, _, code, _ in problems} == {"shop-order-id"}
+    assert [(r.line, r.order_id) for r in rows] == [(302, "ok")]
