@@ -87,11 +87,13 @@ def test_refresh_uploads_changed_slots_only_and_refuses_without_a_deploy(tmp_pat
     assert more.returncode == 0 and "deploy: 1 uploaded" in more.stdout, more.stdout
     # a bucket that lost a site file is not patched by a refresh: it asks for a full deploy
     s3.delete_object(Bucket=bucket, Key="www/index.html")
+    s3.delete_object(Bucket=bucket, Key="www/questions/kv-cache/index.html")
     broken = qbank(*refresh, cwd=tmp_path, env=env)
-    assert broken.returncode == 1 and "run a full `qbank deploy`" in broken.stderr
+    assert broken.returncode == 1 and "(index.html, ...): run a full `qbank deploy`" in broken.stderr  # the first
     # the wrong identity opens nothing
     key, _, _ = keygen(tmp_path / "stranger" / "id.key")
-    s3.put_object(Bucket=bucket, Key="www/index.html", Body=(site / "index.html").read_bytes())
+    for page in ("index.html", "questions/kv-cache/index.html"):
+        s3.put_object(Bucket=bucket, Key=f"www/{page}", Body=(site / page).read_bytes())
     wrong = qbank(*refresh, cwd=tmp_path, env=env | {"QBANK_RELEASE_IDENTITY_FILE": str(key)})
     assert wrong.returncode == 1 and "sealed to another key" in wrong.stderr
 
