@@ -66,6 +66,10 @@ DENIED = WALL + KERNEL
 # every CLONE_NEW* flag (cgroup, uts, ipc, user, pid, net, mount): no namespace of any kind from inside
 CLONE_NS_FLAGS = (0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x00020000)
 EQ, MASKED_EQ = "eq", "masked_eq"
+UNKNOWN_SYSCALL = -1
+"""What libseccomp answers for a name it does not know (``__NR_SCMP_ERROR``); it does not raise. Other negative
+numbers are its pseudo-syscalls (a call another architecture has, or one multiplexed through ``socketcall``),
+which a rule may name."""
 Cond = tuple[int, str, int, int]
 
 
@@ -95,9 +99,7 @@ def compile_filter() -> bytes:
         flt = sc.SyscallFilter(sc.ALLOW)
         ops = {EQ: sc.EQ, MASKED_EQ: sc.MASKED_EQ}
         for name, err, conds in rules():
-            try:
-                sc.resolve_syscall(sc.Arch.NATIVE, name)
-            except Exception:  # a syscall this kernel's table does not know: nothing to deny
+            if sc.resolve_syscall(sc.Arch.NATIVE, name) == UNKNOWN_SYSCALL:  # not in this table: nothing to deny
                 continue
             flt.add_rule(sc.ERRNO(err), name, *(sc.Arg(i, ops[op], a, b) for i, op, a, b in conds))
         fd = os.memfd_create("qbank-seccomp", 0)
