@@ -1,4 +1,4 @@
-# expect: outcome=timeout code=verify-timeout line=here timeout=2
+# expect: outcome=timeout code=verify-timeout line=here timeout=5
 # %%
 from qbank.verify import claim
 
