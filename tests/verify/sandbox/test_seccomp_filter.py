@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -69,6 +70,14 @@ outcome("personality", lambda: raw(sc.resolve_syscall(sc.Arch.NATIVE, "personali
 print(json.dumps(out))
 """
 
+@pytest.fixture
+def uncached() -> Iterator[None]:
+    """compile_filter with its per-process cache emptied before and after: the test compiles its own filter."""
+    seccomp.compile_filter.cache_clear()
+    yield
+    seccomp.compile_filter.cache_clear()
+
+
 DENIED_ALWAYS = {"unshare": "EPERM", "ptrace": "EPERM", "setns": "EPERM", "personality": "EPERM"}
 
 
@@ -102,14 +111,12 @@ def test_the_namespace_flags_are_the_kernels() -> None:
         [0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x00020000])
 
 
-def test_a_syscall_this_kernel_lacks_is_skipped_and_the_rest_still_denied(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_syscall_this_kernel_lacks_is_skipped_and_the_rest_still_denied(
+    monkeypatch: pytest.MonkeyPatch, uncached: None
+) -> None:
     real = seccomp.rules()
     monkeypatch.setattr(seccomp, "rules", lambda: [("no_such_syscall_qbank", 1, ()), *real])
-    seccomp.compile_filter.cache_clear()
-    try:
-        seen = attempts(seccomp.compile_filter())
-    finally:
-        seccomp.compile_filter.cache_clear()
+    seen = attempts(seccomp.compile_filter())
     assert seen["unshare"] == "EPERM" and seen["socket AF_UNIX"] == "EPERM"
 
 
@@ -117,26 +124,18 @@ def test_the_filter_is_compiled_once_per_process() -> None:
     assert seccomp.compile_filter() is seccomp.compile_filter()
 
 
-def test_no_compiler_no_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_compiler_no_filter(monkeypatch: pytest.MonkeyPatch, uncached: None) -> None:
     monkeypatch.setitem(sys.modules, "pyseccomp", None)  # importing it raises ImportError
-    seccomp.compile_filter.cache_clear()
-    try:
-        with pytest.raises(seccomp.SeccompUnavailable, match="the seccomp compiler cannot load"):
-            seccomp.compile_filter()
-    finally:
-        seccomp.compile_filter.cache_clear()
+    with pytest.raises(seccomp.SeccompUnavailable, match="the seccomp compiler cannot load"):
+        seccomp.compile_filter()
 
 
-def test_a_compiler_failure_is_unavailability(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_compiler_failure_is_unavailability(monkeypatch: pytest.MonkeyPatch, uncached: None) -> None:
     import pyseccomp
 
     def broken(*args: Any) -> Any:
         raise RuntimeError("libseccomp refused the filter")
 
     monkeypatch.setattr(pyseccomp, "SyscallFilter", broken)
-    seccomp.compile_filter.cache_clear()
-    try:
-        with pytest.raises(seccomp.SeccompUnavailable, match="compiling the seccomp filter failed: libseccomp"):
-            seccomp.compile_filter()
-    finally:
-        seccomp.compile_filter.cache_clear()
+    with pytest.raises(seccomp.SeccompUnavailable, match="compiling the seccomp filter failed: libseccomp"):
+        seccomp.compile_filter()
