@@ -184,15 +184,20 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+def clear(root: Path, out: Path, cold: bool) -> None:
+    """Before a build: no output folder, and with ``cold`` no card store."""
+    shutil.rmtree(out, ignore_errors=True)
+    if cold:
+        shutil.rmtree(root / CARDS_DIR, ignore_errors=True)
+
+
 def timed(root: Path, out: Path, *, cold: bool = True) -> tuple[float, float]:
     """Wall and CPU seconds for one mkdocs build of ``root`` into ``out`` in this process (for a profiler:
     ``bench/build_profile.py``); ``cold`` empties the card store first. The ratio uses :func:`built_alone`.
 
     CPU time is reported too because wall time on a shared machine moves with other people's load.
     """
-    shutil.rmtree(out, ignore_errors=True)
-    if cold:
-        shutil.rmtree(root / CARDS_DIR, ignore_errors=True)
+    clear(root, out, cold)
     wall, cpu = time.perf_counter(), cpu_seconds()
     mkdocs_build(root, out)
     return time.perf_counter() - wall, cpu_seconds() - cpu
@@ -218,9 +223,7 @@ def built_alone(
     memory (MiB) of that process and of its largest child; ``cold`` empties the card store first, ``sequential``
     draws the cards in the build's own process (no workers). CPU counts the process and every child it joined
     (card workers, Pagefind)."""
-    shutil.rmtree(out, ignore_errors=True)
-    if cold:
-        shutil.rmtree(root / CARDS_DIR, ignore_errors=True)
+    clear(root, out, cold)
     wall, cpu = time.perf_counter(), cpu_seconds()
     done = subprocess.run([sys.executable, "-c", ONE_BUILD, str(root), str(out), "sequential" if sequential else "-"],
                           check=True, capture_output=True, text=True)
@@ -288,11 +291,11 @@ def run(n: int, repeat: int, tmp: Path, compare_sequential: bool = False) -> dic
     pl: list[tuple[float, float]] = []
     rss: dict[str, float] = {}
     for _ in range(repeat):
-        *wall_cpu, peaks = built_alone(plain, tmp / "site-plain")
-        pl.append((wall_cpu[0], wall_cpu[1]))
+        wall, cpu, peaks = built_alone(plain, tmp / "site-plain")
+        pl.append((wall, cpu))
         rss.setdefault("plain", peaks["rss"])
-        *wall_cpu, peaks = built_alone(root, tmp / "site-qbank")
-        qb.append((wall_cpu[0], wall_cpu[1]))
+        wall, cpu, peaks = built_alone(root, tmp / "site-qbank")
+        qb.append((wall, cpu))
         rss.setdefault("qbank", peaks["rss"])
         rss.setdefault("children", peaks["children_rss"])
     warm = built_alone(root, tmp / "site-qbank", cold=False)[:2]
