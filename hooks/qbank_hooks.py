@@ -137,7 +137,7 @@ def on_post_build(config: Any) -> None:
         counts = drawing.finish()
     except Exception as exc:  # a card that fails fails the build: `qbank build` swaps nothing in
         raise PluginError(f"social cards: {type(exc).__name__}: {exc}") from exc
-    CARDS[str(site.resolve())] = (counts.cards, counts.drawn)  # `qbank build` says how many were drawn
+    CARDS[str(site.resolve())] = counts  # `qbank build` says how many were drawn
     if not session:
         if drawing.cache is not None:
             prune(drawing.cache, drawing.keys)  # the card store keeps this site's cards only

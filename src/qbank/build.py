@@ -8,10 +8,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .corpus import Corpus
 from .pipeline import check_all
 from .problems import Problem, Report, error
+
+if TYPE_CHECKING:  # the card pool imports Pillow and multiprocessing: not for this module's import
+    from .cards.pool import CardCounts
 
 PRELOADED: dict[Path, Corpus] = {}
 """A corpus ``build_site`` has just loaded and checked, handed to the mkdocs hooks so they do not load it again."""
@@ -28,13 +32,14 @@ class BuildResult:
 
     report: Report
     site_dir: Path | None
-    cards: tuple[int, int] | None = None
-    """(cards, drawn) of a build that wrote a site; the others were copied from the card store."""
+    cards: CardCounts | None = None
+    """The social cards of a build that wrote a site: how many, and how many drawn (the others were copied from
+    the card store)."""
 
 
-CARDS: dict[str, tuple[int, int]] = {}
-"""The social cards of the last mkdocs build into each folder, as (cards, drawn); the others came from the card
-store (``.qbank/cards``). Recorded by the hooks, read by ``build_site``."""
+CARDS: dict[str, CardCounts] = {}
+"""The social cards of the last mkdocs build into each (resolved) folder; the ones not drawn came from the card
+store (``.qbank/cards``). Recorded by the hooks, taken by ``build_site``."""
 
 LAST_THIN: dict[str, tuple[int, float]] = {}
 """The own-text limits (``extra.qbank``) of the last mkdocs build into each folder, for the built-site check."""
@@ -102,17 +107,18 @@ def build_site(
         shutil.rmtree(tmp, ignore_errors=True)
         report.extend([error("mkdocs.yml", 0, 0, "build-failed", f"mkdocs build failed: {exc}")])
         return BuildResult(report, None)
+    finally:
+        cards = CARDS.pop(str(tmp.resolve()), None)  # taken whatever happens: nothing left for another build
     from .sitecheck import check_site
 
     report.extend(postcheck(root, corpus, tmp, target))  # the paywall's state and the leak scan
     problems = check_site(tmp, site_url, links=links, thin=LAST_THIN.pop(str(tmp), None))
     report.extend(replace(p, path=target.name + p.path.removeprefix(tmp.name)) for p in problems)
     if report.errors:
-        CARDS.pop(str(tmp.resolve()), None)
         shutil.rmtree(tmp, ignore_errors=True)
         return BuildResult(report, None)
     swap_in(tmp, target)
-    return BuildResult(report, target, CARDS.pop(str(tmp.resolve()), None))
+    return BuildResult(report, target, cards)
 
 
 def postcheck(root: Path, corpus: Corpus, built: Path, target: Path) -> list[Problem]:

@@ -39,8 +39,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if result.site_dir is not None and args.format != "json":
         print(f"built {result.site_dir.relative_to(root) if result.site_dir.is_relative_to(root) else result.site_dir}")
         if result.cards is not None:
-            cards, drawn = result.cards
-            print(f"social cards: {drawn} drawn, {cards - drawn} from the card store (.qbank/cards)")
+            drawn = result.cards.drawn
+            print(f"social cards: {drawn} drawn, {result.cards.cards - drawn} from the card store (.qbank/cards)")
         release = _built_release(result.site_dir)
         sealed = root / ".qbank" / "release" / f"{release}.sealed.json" if release else None
         if sealed is not None and sealed.is_file():
