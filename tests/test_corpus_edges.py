@@ -18,8 +18,8 @@ Q = "questions/base-question.yaml"
 A = "answers/base-question.md"
 TOPICS = "questions/_catalog/topics.yaml"
 CONCEPTS = "questions/_catalog/concepts.yaml"
-SUMMARY = "  - \"Free summary A of the base-question premium section, written for the test corpus.\"\n"
-SUMMARY_B = "  - \"Free summary B of the base-question premium section, written for the test corpus.\"\n"
+SUMMARY = '  - "Free summary A of the base-question premium section, written for the test corpus."\n'
+SUMMARY_B = '  - "Free summary B of the base-question premium section, written for the test corpus."\n'
 
 
 def problems(root: Path, memo: Memo | None = None) -> set[tuple[str, int, int, str, str]]:
@@ -140,7 +140,10 @@ def test_content_walk_refuses_and_skips_by_folder_and_extension(tiny_repo: Path)
     corpus, report = load_corpus(tiny_repo)
     assert {(p.path, p.line, p.col, p.code, p.message) for p in report.problems} == {
         (
-            "questions/Bad.yaml", 0, 0, "bad-slug",
+            "questions/Bad.yaml",
+            0,
+            0,
+            "bad-slug",
             "file name: 'Bad' is not a valid slug: use lowercase letters, digits and single hyphens "
             "(at most 80 characters)",
         ),
@@ -225,8 +228,8 @@ def test_worked_examples_of_every_concept_in_the_file(tiny_repo: Path) -> None:
     entry = (
         "  - slug: {slug}\n"
         "    title: {slug}\n"
-        "    short_title: \"Test concept {slug}\"\n"
-        "    description: \"The {slug} concept entry of the qbank test corpus, with a description long enough.\"\n"
+        '    short_title: "Test concept {slug}"\n'
+        '    description: "The {slug} concept entry of the qbank test corpus, with a description long enough."\n'
         "    summary: One sentence.\n"
     )
     (tiny_repo / CONCEPTS).write_text(
@@ -239,7 +242,10 @@ def test_worked_examples_of_every_concept_in_the_file(tiny_repo: Path) -> None:
     )
     assert problems(tiny_repo) == {
         (
-            CONCEPTS, 20, 21, "unknown-worked-example",
+            CONCEPTS,
+            20,
+            21,
+            "unknown-worked-example",
             "unknown question 'base-questio' (did you mean 'base-question'?)",
         ),
     }
@@ -249,7 +255,10 @@ def test_premium_summaries_fewer_than_sections(tiny_repo: Path) -> None:
     (tiny_repo / A).write_text(premium_blocks(2))
     assert problems(tiny_repo) == {
         (
-            Q, 15, 1, "premium-summary-count",
+            Q,
+            15,
+            1,
+            "premium-summary-count",
             f"{A} has 2 premium section(s) and premium_summaries 1: give one free line per section, in order",
         ),
     }
@@ -261,7 +270,10 @@ def test_premium_summaries_more_than_sections(tiny_repo: Path) -> None:
     (tiny_repo / A).write_text(premium_blocks(1))
     assert problems(tiny_repo) == {
         (
-            Q, 15, 1, "premium-summary-count",
+            Q,
+            15,
+            1,
+            "premium-summary-count",
             f"{A} has 1 premium section(s) and premium_summaries 2: give one free line per section, in order",
         ),
     }
@@ -272,7 +284,10 @@ def test_premium_summaries_missing_is_reported_at_the_first_character(tiny_repo:
     q.write_text(q.read_text().replace("premium_summaries:\n" + SUMMARY, ""))
     assert problems(tiny_repo) == {
         (
-            Q, 1, 1, "premium-summary-count",
+            Q,
+            1,
+            1,
+            "premium-summary-count",
             f"{A} has 1 premium section(s) and premium_summaries 0: give one free line per section, in order",
         ),
     }
@@ -281,8 +296,9 @@ def test_premium_summaries_missing_is_reported_at_the_first_character(tiny_repo:
 def test_premium_summaries_match_past_the_small_int_cache(tiny_repo: Path) -> None:
     # 300 sections and 300 summaries: two equal counts above 256 are equal without being one object
     q = tiny_repo / Q
-    summaries = "".join(f"  - \"Free summary {i} of the base-question premium section, for the corpus.\"\n"
-                        for i in range(300))
+    summaries = "".join(
+        f'  - "Free summary {i} of the base-question premium section, for the corpus."\n' for i in range(300)
+    )
     q.write_text(q.read_text().replace(SUMMARY, summaries))
     (tiny_repo / A).write_text(premium_blocks(300))
     assert problems(tiny_repo) == set()
