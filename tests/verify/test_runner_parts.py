@@ -1,0 +1,293 @@
+"""The runner's parts one at a time, each expected value written out here: the tails it keeps of a script's
+files, the live members of a process group, the capped result channel, the private side files, the launcher's
+config for each device, and a local (``--trust-local``) run's stray processes and duration."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import qbank
+from qbank.verify import runner
+from qbank.verify.runner import RunOptions, child_env, run_script
+
+# --- _tail ----------------------------------------------------------------------------------------------------
+
+
+def test_tail_is_the_last_bytes_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    path.write_bytes(b"abcdefghij")
+    assert runner._tail(path, 4) == "ghij"
+    assert runner._tail(path, 10) == "abcdefghij"
+    assert runner._tail(path, 50) == "abcdefghij"
+    assert runner._tail(tmp_path / "missing.txt") == ""
+
+
+# --- _group_alive ----------------------------------------------------------------------------------------------
+
+LEADER = """
+import os, sys, time
+{child}
+print(" ".join(map(str, pids)), flush=True)
+time.sleep(60)
+"""
+SAME_GROUP = "pid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\npids = [pid]"
+# a child that exits at once and is never waited for: a zombie of the group
+ZOMBIE = "pid = os.fork()\nif pid == 0:\n    os._exit(0)\ntime.sleep(0.5)\npids = [pid]"
+# a child in a process group of its own (same session): not a member of the leader's group
+OTHER_GROUP = "pid = os.fork()\nif pid == 0:\n    os.setpgid(0, 0)\n    time.sleep(60)\n    os._exit(0)\npids = [pid]"
+
+
+@pytest.fixture
+def group() -> Iterator[Any]:
+    """Start a session leader running ``child`` (the setup above); yield (leader pid, child pids); end both."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(child: str) -> tuple[int, list[int]]:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LEADER.format(child=child)], stdout=subprocess.PIPE, start_new_session=True
+        )
+        started.append(proc)
+        assert proc.stdout is not None
+        children = [int(x) for x in proc.stdout.readline().split()]
+        return proc.pid, children
+
+    yield start
+    for proc in started:
+        for pid in (proc.pid, *_children_of(proc.pid)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _children_of(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _state(pid: int) -> str:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rfind(")") + 2]
+
+
+def test_group_alive_lists_the_leader_and_its_child_and_leaves_them_running(group: Any) -> None:
+    leader, (child,) = group(SAME_GROUP)
+    assert sorted(runner._group_alive(leader)) == sorted([leader, child])
+    # asking is signal 0: neither process was sent anything
+    assert _state(leader) in "RS" and _state(child) in "RS"
+
+
+def test_group_alive_leaves_out_zombies(group: Any) -> None:
+    leader, (zombie,) = group(ZOMBIE)
+    for _ in range(100):  # the child exits at once; its parent never waits for it
+        if _state(zombie) == "Z":
+            break
+        time.sleep(0.05)
+    assert _state(zombie) == "Z"
+    assert runner._group_alive(leader) == [leader]
+
+
+def test_group_alive_leaves_out_a_process_group_of_the_same_session(group: Any) -> None:
+    leader, (other,) = group(OTHER_GROUP)
+    for _ in range(100):
+        if Path(f"/proc/{other}/stat").read_text().split(") ")[1].split()[2] == str(other):
+            break
+        time.sleep(0.05)
+    assert runner._group_alive(leader) == [leader]
+    assert runner._group_alive(other) == [other]
+
+
+def test_group_alive_of_a_group_that_is_gone_is_empty() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", ""], start_new_session=True)
+    proc.wait()
+    assert runner._group_alive(proc.pid) == []
+
+
+def test_group_alive_passes_over_a_process_that_ends_while_it_looks(
+    group: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leader, (child,) = group(SAME_GROUP)
+    listdir = os.listdir
+
+    def listing(path: str) -> list[str]:
+        # 4194304 is past the kernel's largest pid_max: its /proc entry cannot be read
+        return ["4194304", *listdir(path)] if path == "/proc" else listdir(path)
+
+    monkeypatch.setattr(runner.os, "listdir", listing)
+    assert sorted(runner._group_alive(leader)) == sorted([leader, child])
+
+
+# --- _Channel -------------------------------------------------------------------------------------------------
+
+
+def channel_with(data: bytes, cap: int) -> runner._Channel:
+    channel = runner._Channel(cap)
+    writer = os.dup(channel.wfd)
+    channel.start()
+    os.write(writer, data)
+    os.close(writer)
+    return channel
+
+
+def test_channel_reads_one_json_object_up_to_its_cap() -> None:
+    data = b'{"status": {"ok": true}}'
+    assert channel_with(data, cap=len(data)).message(wait=10) == {"status": {"ok": True}}
+
+
+def test_channel_over_its_cap_gives_nothing() -> None:
+    data = b'{"status": {"ok": true}}'
+    channel = channel_with(data, cap=len(data) - 1)
+    assert channel.message(wait=10) is None
+    assert channel.oversize
+
+
+def test_channel_of_something_else_than_an_object_gives_nothing() -> None:
+    assert channel_with(b"[1, 2]", cap=100).message(wait=10) is None
+    assert channel_with(b"{not json", cap=100).message(wait=10) is None
+
+
+def test_channel_reader_never_keeps_the_process_alive() -> None:
+    channel = runner._Channel(10)
+    try:
+        assert channel.thread.daemon
+    finally:
+        os.close(channel.rfd)
+        os.close(channel.wfd)
+
+
+# --- _side_files and _raw ------------------------------------------------------------------------------------
+
+
+def test_side_files_are_private_to_the_runner(tmp_path: Path) -> None:
+    fds = runner._side_files(tmp_path)
+    for fd in fds:
+        os.close(fd)
+    for name in ("faults.txt", "progress.txt"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
+
+
+def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
+    (tmp_path / "stdout.txt").write_text("o" * 5000 + "END")
+    (tmp_path / "stderr.txt").write_text("e" * 5000 + "ERR")
+    (tmp_path / "faults.txt").write_text("f" * 9000 + "FAULT")
+    (tmp_path / "progress.txt").write_text("3\n17\n")
+    msg = {"status": {"ok": True}, "record": {"claims": []}}
+    raw = runner._raw(SimpleNamespace(returncode=0), tmp_path, msg, timed_out=False, duration=1.0, stray=0)
+    assert raw.stdout_tail == "o" * 3997 + "END"
+    assert raw.stderr_tail == "e" * 3997 + "ERR"
+    assert raw.faults == "f" * 7995 + "FAULT"
+    assert (raw.last_cell_line, raw.status, raw.record) == (17, {"ok": True}, {"claims": []})
+
+
+@pytest.mark.parametrize("progress", [None, "", "cell\n"])
+def test_raw_without_a_readable_progress_line_says_line_0(tmp_path: Path, progress: str | None) -> None:
+    for name in ("stdout.txt", "stderr.txt", "faults.txt"):
+        (tmp_path / name).write_text("")
+    if progress is not None:
+        (tmp_path / "progress.txt").write_text(progress)
+    raw = runner._raw(SimpleNamespace(returncode=1), tmp_path, None, timed_out=False, duration=1.0, stray=0)
+    assert (raw.last_cell_line, raw.status, raw.record, raw.returncode) == (0, None, None, 1)
+
+
+# --- _config and child_env by device ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "mem"),
+    [
+        (RunOptions(mem_bytes=123, threads=3), 123),
+        (RunOptions(device="cuda", fake_cuda="Fake H100", mem_bytes=123, threads=3), 123),
+        (RunOptions(device="cuda", mem_bytes=123, threads=3), None),  # a real GPU's memory is not the CPU's
+    ],
+    ids=["cpu", "fake-cuda", "cuda"],
+)
+def test_config_for_the_launcher(tmp_path: Path, options: RunOptions, mem: int | None) -> None:
+    pkg = Path(qbank.__file__).resolve().parent
+    root, script = tmp_path / "repo", tmp_path / "repo" / "verify" / "s.py"
+    assert runner._config(script, root, "/run", "/run/work", 2.5, options) == {
+        "script": str(script),
+        "repo": str(root),
+        "run_dir": "/run",
+        "work_dir": "/run/work",
+        "network": "auto",
+        "fs": "auto",
+        "mem_bytes": mem,
+        "cpu_seconds": 9,  # int(2.5 * 3) + 2
+        "fsize_bytes": 256 << 20,
+        "output_cap": 1 << 20,
+        "timeout": 2.5,
+        "exclude": [str(pkg), sys.prefix, sys.base_prefix, str(root / ".git"), str(root / ".qbank")],
+        "hide": [],
+    }
+
+
+def test_config_gives_a_script_at_least_one_threads_cpu_time(tmp_path: Path) -> None:
+    config = runner._config(tmp_path / "s.py", tmp_path, "/r", "/r/w", 10.0, RunOptions(threads=0))
+    assert config["cpu_seconds"] == 12
+
+
+def test_only_a_real_gpu_run_is_told_where_libcuda_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = tmp_path / "driver"
+    lib.mkdir()
+    (lib / "libcuda.so.1").write_bytes(b"")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(lib))
+    run, work = tmp_path / "run", tmp_path / "work"
+    assert child_env(tmp_path, run, work, RunOptions(device="cuda"))["TRITON_LIBCUDA_PATH"] == str(lib.resolve())
+    for options in (RunOptions(), RunOptions(device="cuda", fake_cuda="Fake H100")):
+        assert "TRITON_LIBCUDA_PATH" not in child_env(tmp_path, run, work, options)
+
+
+# --- a local run, end to end -----------------------------------------------------------------------------------
+
+STRAY = """import os, time
+pid = os.fork()
+if pid == 0:
+    time.sleep(60)
+    os._exit(0)
+print("child", pid, flush=True)
+"""
+
+
+def test_a_local_run_counts_its_stray_process_and_ends_it(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "stray.py"
+    script.write_text(STRAY)
+    before = time.perf_counter()
+    raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
+    took = time.perf_counter() - before
+    assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 1), raw
+    assert 0 < raw.duration <= took
+    assert raw.status is not None
+    child = int(raw.status["cells"][0]["outputs"][0]["text"].split()[-1])  # what the script printed
+    for _ in range(100):  # killed with its group; reaped by whoever adopted it
+        if not Path(f"/proc/{child}").exists() or _state(child) == "Z":
+            break
+        time.sleep(0.05)
+    assert not Path(f"/proc/{child}").exists() or _state(child) == "Z"
+
+
+def test_a_local_run_that_leaves_nothing_behind_has_no_stray(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "quiet.py"
+    script.write_text("print('done')\n")
+    raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
+    assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 0), raw
+    assert raw.status is not None
+    assert raw.status["cells"][0]["outputs"] == [{"name": "stdout", "text": "done\n"}]
