@@ -22,6 +22,8 @@ import qbank
 from qbank.verify import runner
 from qbank.verify.runner import RunOptions, child_env, run_script
 
+from ..capabilities import require
+
 # --- _tail ----------------------------------------------------------------------------------------------------
 
 
@@ -45,6 +47,11 @@ time.sleep(60)
 SAME_GROUP = "pid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\npids = [pid]"
 # a child that exits at once and is never waited for: a zombie of the group
 ZOMBIE = "pid = os.fork()\nif pid == 0:\n    os._exit(0)\ntime.sleep(0.5)\npids = [pid]"
+# a child stopped under its tracer (the leader, by PTRACE_TRACEME): state "t", still alive
+TRACED = (
+    "import ctypes, signal\npid = os.fork()\nif pid == 0:\n    ctypes.CDLL(None).ptrace(0, 0, None, None)\n"
+    "    os.kill(os.getpid(), signal.SIGSTOP)\n    os._exit(0)\npids = [pid]"
+)
 # a child in a process group of its own (same session): not a member of the leader's group
 OTHER_GROUP = "pid = os.fork()\nif pid == 0:\n    os.setpgid(0, 0)\n    time.sleep(60)\n    os._exit(0)\npids = [pid]"
 
@@ -100,6 +107,17 @@ def test_group_alive_leaves_out_zombies(group: Any) -> None:
         time.sleep(0.05)
     assert _state(zombie) == "Z"
     assert runner._group_alive(leader) == [leader]
+
+
+def test_group_alive_counts_a_process_stopped_under_a_tracer(group: Any) -> None:
+    # "t" sorts after "Z": an ordering in place of the zombie test would drop it
+    leader, (traced,) = group(TRACED)
+    for _ in range(100):
+        if _state(traced) == "t":
+            break
+        time.sleep(0.05)
+    assert _state(traced) == "t"
+    assert sorted(runner._group_alive(leader)) == sorted([leader, traced])
 
 
 def test_group_alive_leaves_out_a_process_group_of_the_same_session(group: Any) -> None:
@@ -291,3 +309,95 @@ def test_a_local_run_that_leaves_nothing_behind_has_no_stray(tmp_path: Path) -> 
     assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 0), raw
     assert raw.status is not None
     assert raw.status["cells"][0]["outputs"] == [{"name": "stdout", "text": "done\n"}]
+
+
+def test_a_run_that_never_started_counts_no_oom_kill_and_no_refused_fork() -> None:
+    raw = runner.RawRun(None, False, 0.0, None, None, "", "", "", 0, 0)
+    assert (raw.oom_kills, raw.pids_limited, raw.env_keys) == (0, 0, [])
+
+
+# --- the bubblewrap run ------------------------------------------------------------------------------------------
+
+
+def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path) -> None:
+    """bwrap exits 128 + N when its child dies of signal N; with no message from the launcher, that is -N."""
+    require("bwrap")
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "killed.py"
+    script.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    raw = run_script(root, script, 30, RunOptions(static_check=False))
+    assert (raw.returncode, raw.timed_out, raw.status, raw.record, raw.stray) == (-9, False, None, None, 0)
+
+
+class Stop(Exception):
+    """Raised in place of starting the script: the test has what it looks at."""
+
+
+def no_start(*args: Any, **kw: Any) -> Any:
+    raise Stop
+
+
+@pytest.mark.parametrize(
+    ("options", "gpu"),
+    [
+        (RunOptions(), False),
+        (RunOptions(device="cuda", fake_cuda="Fake H100"), False),
+        (RunOptions(device="cuda"), True),
+    ],
+    ids=["cpu", "fake-cuda", "cuda"],
+)
+def test_only_a_real_gpu_run_sees_the_toolchain_and_the_gpu_devices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: RunOptions, gpu: bool
+) -> None:
+    from qbank.verify.sandbox import bwrap, limits, view
+
+    seen: dict[str, Any] = {}
+    build, argv = view.build, bwrap.argv
+
+    def spy_build(*args: Any, toolchain: bool = False, **kw: Any) -> Any:
+        seen["toolchain"] = toolchain
+        return build(*args, toolchain=False, **kw)  # this machine may have no toolchain to show
+
+    def spy_argv(plan: Any) -> list[str]:
+        seen["devices"] = plan.devices
+        return argv(plan)
+
+    monkeypatch.setattr(limits, "create", lambda mem: None)  # no cgroup for a run that never starts
+    monkeypatch.setattr(view, "build", spy_build)
+    monkeypatch.setattr(view, "gpu_devices", lambda: ["/dev/nvidia0", "/dev/nvidiactl"])
+    monkeypatch.setattr(bwrap, "argv", spy_argv)
+    monkeypatch.setattr(runner, "_spawn", no_start)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    (root / "verify" / "s.py").write_text("x = 1\n")
+    with pytest.raises(Stop):
+        run_script(root, root / "verify" / "s.py", 30, options)
+    devices = ("/dev/nvidia0", "/dev/nvidiactl") if gpu else ()
+    assert seen == {"toolchain": gpu, "devices": devices}
+
+
+@pytest.mark.parametrize("trust_local", [False, True], ids=["bwrap", "local"])
+def test_the_result_channel_holds_eight_outputs_and_16_mib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trust_local: bool
+) -> None:
+    """The bound on the launcher's message (status with the kept output, and the record), in both modes:
+    8 x output_cap + 16 MiB; a longer message is refused (test_channel_over_its_cap_gives_nothing)."""
+    from qbank.verify.sandbox import limits
+
+    caps: list[int] = []
+
+    class Channel(runner._Channel):
+        def __init__(self, cap: int) -> None:
+            caps.append(cap)
+            super().__init__(cap)
+
+    monkeypatch.setattr(runner, "_Channel", Channel)
+    monkeypatch.setattr(limits, "create", lambda mem: None)
+    monkeypatch.setattr(runner, "_spawn", no_start)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    (root / "verify" / "s.py").write_text("x = 1\n")
+    with pytest.raises(Stop):
+        run_script(root, root / "verify" / "s.py", 30, RunOptions(output_cap=1000, trust_local=trust_local))
+    assert caps == [8 * 1000 + 16 * 1024 * 1024]
