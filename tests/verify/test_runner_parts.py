@@ -203,13 +203,13 @@ def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
     (tmp_path / "stdout.txt").write_text("o" * 5000 + "END")
     (tmp_path / "stderr.txt").write_text("e" * 5000 + "ERR")
     (tmp_path / "faults.txt").write_text("f" * 9000 + "FAULT")
-    (tmp_path / "progress.txt").write_text("3\n17\n")
+    (tmp_path / "progress.txt").write_text("3\n17\n42\n")
     msg = {"status": {"ok": True}, "record": {"claims": []}}
     raw = runner._raw(SimpleNamespace(returncode=0), tmp_path, msg, timed_out=False, duration=1.0, stray=0)
     assert raw.stdout_tail == "o" * 3997 + "END"
     assert raw.stderr_tail == "e" * 3997 + "ERR"
     assert raw.faults == "f" * 7995 + "FAULT"
-    assert (raw.last_cell_line, raw.status, raw.record) == (17, {"ok": True}, {"claims": []})
+    assert (raw.last_cell_line, raw.status, raw.record) == (42, {"ok": True}, {"claims": []})
 
 
 @pytest.mark.parametrize("progress", [None, "", "cell\n"])
@@ -330,6 +330,17 @@ def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path
     assert (raw.returncode, raw.timed_out, raw.status, raw.record, raw.stray) == (-9, False, None, None, 0)
 
 
+def test_a_sandboxed_script_that_exits_128_is_not_read_as_a_signal(tmp_path: Path) -> None:
+    """128 itself is an exit status, not 128 + a signal: only a status above it is turned into -N."""
+    require("bwrap")
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "exits.py"
+    script.write_text("import os\nos._exit(128)\n")
+    raw = run_script(root, script, 30, RunOptions(static_check=False))
+    assert (raw.returncode, raw.status) == (128, None)
+
+
 class Stop(Exception):
     """Raised in place of starting the script: the test has what it looks at."""
 
@@ -401,3 +412,32 @@ def test_the_result_channel_holds_eight_outputs_and_16_mib(
     with pytest.raises(Stop):
         run_script(root, root / "verify" / "s.py", 30, RunOptions(output_cap=1000, trust_local=trust_local))
     assert caps == [8 * 1000 + 16 * 1024 * 1024]
+
+
+@pytest.mark.parametrize(("uid", "nproc"), [(54321, 256), (None, None)], ids=["own-user", "no-user"])
+def test_the_process_limit_is_set_only_for_a_run_under_its_own_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uid: int | None, nproc: int | None
+) -> None:
+    """A script switched to its own unprivileged user gets RLIMIT_NPROC of 256 (limits.PIDS_MAX); without a user
+    of its own the limit would count the invoking user's processes too, so none is set."""
+    import json
+
+    from qbank.verify.sandbox import bwrap, identity, limits
+
+    configs: list[dict[str, Any]] = []
+    argv = bwrap.argv
+
+    def spy_argv(plan: Any) -> list[str]:
+        configs.append(json.loads(plan.command[-1]))
+        return argv(plan)
+
+    monkeypatch.setattr(identity, "job_uid", lambda: uid)
+    monkeypatch.setattr(limits, "create", lambda mem: None)
+    monkeypatch.setattr(bwrap, "argv", spy_argv)
+    monkeypatch.setattr(runner, "_spawn", no_start)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    (root / "verify" / "s.py").write_text("x = 1\n")
+    with pytest.raises(Stop):
+        run_script(root, root / "verify" / "s.py", 30, RunOptions())
+    assert [c["nproc"] for c in configs] == [nproc]
