@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -146,7 +146,7 @@ def test_group_alive_passes_over_a_process_that_ends_while_it_looks(
         # 4194304 is past the kernel's largest pid_max: its /proc entry cannot be read
         return ["4194304", *listdir(path)] if path == "/proc" else listdir(path)
 
-    monkeypatch.setattr(runner.os, "listdir", listing)
+    monkeypatch.setattr(os, "listdir", listing)
     assert sorted(runner._group_alive(leader)) == sorted([leader, child])
 
 
@@ -205,7 +205,14 @@ def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
     (tmp_path / "faults.txt").write_text("f" * 9000 + "FAULT")
     (tmp_path / "progress.txt").write_text("3\n17\n42\n")
     msg = {"status": {"ok": True}, "record": {"claims": []}}
-    raw = runner._raw(SimpleNamespace(returncode=0), tmp_path, msg, timed_out=False, duration=1.0, stray=0)
+    raw = runner._raw(
+        cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=0)),
+        tmp_path,
+        msg,
+        timed_out=False,
+        duration=1.0,
+        stray=0,
+    )
     assert raw.stdout_tail == "o" * 3997 + "END"
     assert raw.stderr_tail == "e" * 3997 + "ERR"
     assert raw.faults == "f" * 7995 + "FAULT"
@@ -218,7 +225,14 @@ def test_raw_without_a_readable_progress_line_says_line_0(tmp_path: Path, progre
         (tmp_path / name).write_text("")
     if progress is not None:
         (tmp_path / "progress.txt").write_text(progress)
-    raw = runner._raw(SimpleNamespace(returncode=1), tmp_path, None, timed_out=False, duration=1.0, stray=0)
+    raw = runner._raw(
+        cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=1)),
+        tmp_path,
+        None,
+        timed_out=False,
+        duration=1.0,
+        stray=0,
+    )
     assert (raw.last_cell_line, raw.status, raw.record, raw.returncode) == (0, None, None, 1)
 
 
@@ -366,9 +380,9 @@ def test_only_a_real_gpu_run_sees_the_toolchain_and_the_gpu_devices(
     seen: dict[str, Any] = {}
     build, argv = view.build, bwrap.argv
 
-    def spy_build(*args: Any, toolchain: bool = False, **kw: Any) -> Any:
-        seen["toolchain"] = toolchain
-        return build(*args, toolchain=False, **kw)  # this machine may have no toolchain to show
+    def spy_build(*args: Any, **kw: Any) -> Any:
+        seen["toolchain"] = kw["toolchain"]
+        return build(*args, **{**kw, "toolchain": False})  # this machine may have no toolchain to show
 
     def spy_argv(plan: Any) -> list[str]:
         seen["devices"] = plan.devices
