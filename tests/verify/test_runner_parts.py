@@ -219,6 +219,16 @@ def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
     assert (raw.last_cell_line, raw.status, raw.record) == (42, {"ok": True}, {"claims": []})
 
 
+@pytest.mark.parametrize("status", [None, "started", ["ok"]])
+def test_raw_keeps_a_record_only_beside_a_status(tmp_path: Path, status: Any) -> None:
+    for name in ("stdout.txt", "stderr.txt", "faults.txt", "progress.txt"):
+        (tmp_path / name).write_text("")
+    msg = {"status": status, "record": {"claims": []}}
+    proc = cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=0))
+    raw = runner._raw(proc, tmp_path, msg, timed_out=False, duration=1.0, stray=0)
+    assert (raw.status, raw.record) == (None, None)
+
+
 @pytest.mark.parametrize("progress", [None, "", "cell\n"])
 def test_raw_without_a_readable_progress_line_says_line_0(tmp_path: Path, progress: str | None) -> None:
     for name in ("stdout.txt", "stderr.txt", "faults.txt"):
@@ -320,7 +330,7 @@ def test_a_local_run_that_leaves_nothing_behind_has_no_stray(tmp_path: Path) -> 
     script = root / "verify" / "quiet.py"
     script.write_text("print('done')\n")
     raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
-    assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 0), raw
+    assert (raw.returncode, raw.timed_out, raw.stray, raw.oom_kills, raw.pids_limited) == (0, False, 0, 0, 0), raw
     assert raw.status is not None
     assert raw.status["cells"][0]["outputs"] == [{"name": "stdout", "text": "done\n"}]
 
