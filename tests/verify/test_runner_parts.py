@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -174,6 +175,18 @@ def test_channel_over_its_cap_gives_nothing() -> None:
     assert channel.oversize
 
 
+def test_channel_over_its_cap_keeps_draining_so_the_writer_finishes() -> None:
+    channel = runner._Channel(10)
+    writer = os.dup(channel.wfd)
+    channel.start()
+    data = b"x" * (1 << 20)  # sixteen times a pipe's buffer
+    with os.fdopen(writer, "wb", buffering=0) as fh:
+        written = fh.write(data)  # blocks until the reader has taken all but the last buffer, or fails if it left
+    assert written == len(data)
+    assert channel.message(wait=10) is None
+    assert channel.oversize
+
+
 def test_channel_of_something_else_than_an_object_gives_nothing() -> None:
     assert channel_with(b"[1, 2]", cap=100).message(wait=10) is None
     assert channel_with(b"{not json", cap=100).message(wait=10) is None
@@ -278,6 +291,14 @@ def test_config_for_the_launcher(tmp_path: Path, options: RunOptions, mem: int |
     }
 
 
+def test_a_device_name_read_at_run_time_is_compared_by_value(tmp_path: Path) -> None:
+    # `--device cpu` reaches the runner as the command line's own string, equal to "cpu" but not the same object
+    cpu = "".join(["c", "pu"])
+    options = RunOptions(device=cpu, mem_bytes=123)
+    assert runner._config(tmp_path / "s.py", tmp_path, "/r", "/r/w", 1.0, options)["mem_bytes"] == 123
+    assert child_env(tmp_path, tmp_path / "r", tmp_path / "w", options)["TRITON_INTERPRET"] == "1"
+
+
 def test_config_gives_a_script_at_least_one_threads_cpu_time(tmp_path: Path) -> None:
     config = runner._config(tmp_path / "s.py", tmp_path, "/r", "/r/w", 10.0, RunOptions(threads=0))
     assert config["cpu_seconds"] == 12
@@ -343,15 +364,19 @@ def test_a_run_that_never_started_counts_no_oom_kill_and_no_refused_fork() -> No
 # --- the bubblewrap run ------------------------------------------------------------------------------------------
 
 
-def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "number"), [("SIGHUP", 1), ("SIGKILL", 9)])
+def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path, name: str, number: int) -> None:
     """bwrap exits 128 + N when its child dies of signal N; with no message from the launcher, that is -N."""
     require("bwrap")
     root = tmp_path / "repo"
     (root / "verify").mkdir(parents=True)
     script = root / "verify" / "killed.py"
-    script.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    script.write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\n")
+    before = time.perf_counter()
     raw = run_script(root, script, 30, RunOptions(static_check=False))
-    assert (raw.returncode, raw.timed_out, raw.status, raw.record, raw.stray) == (-9, False, None, None, 0)
+    took = time.perf_counter() - before
+    assert (raw.returncode, raw.timed_out, raw.status, raw.record, raw.stray) == (-number, False, None, None, 0)
+    assert 0 < raw.duration <= took
 
 
 def test_a_sandboxed_script_that_exits_128_is_not_read_as_a_signal(tmp_path: Path) -> None:
@@ -465,3 +490,26 @@ def test_the_process_limit_is_set_only_for_a_run_under_its_own_user(
     with pytest.raises(Stop):
         run_script(root, root / "verify" / "s.py", 30, RunOptions())
     assert [c["nproc"] for c in configs] == [nproc]
+
+
+def test_a_run_folder_the_runner_cannot_remove_is_not_the_scripts_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    removed: list[str] = []
+    rmtree = shutil.rmtree
+
+    def refusing_rmtree(path: str | Path, ignore_errors: bool = False, **kw: Any) -> None:
+        removed.append(str(path))
+        if not ignore_errors:
+            raise PermissionError(13, "Permission denied", str(path))
+        rmtree(path, ignore_errors=True)
+
+    monkeypatch.setattr(shutil, "rmtree", refusing_rmtree)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "quiet.py"
+    script.write_text("print('done')\n")
+    raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
+    assert raw.returncode == 0
+    assert len(removed) == 1 and Path(removed[0]).name.startswith("qbank-verify-")
+    assert not Path(removed[0]).exists()
