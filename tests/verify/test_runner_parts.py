@@ -513,3 +513,65 @@ def test_a_run_folder_the_runner_cannot_remove_is_not_the_scripts_failure(
     assert raw.returncode == 0
     assert len(removed) == 1 and Path(removed[0]).name.startswith("qbank-verify-")
     assert not Path(removed[0]).exists()
+
+
+@pytest.mark.parametrize("as_root", [True, False], ids=["root", "user"])
+def test_a_cgroup_is_made_and_named_to_the_launcher_only_as_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_root: bool
+) -> None:
+    import json
+
+    from qbank.verify.sandbox import bwrap, identity, limits
+
+    made: list[int | None] = []
+    configs: list[dict[str, Any]] = []
+    argv = bwrap.argv
+
+    def create(mem: int | None) -> limits.Cgroup:
+        made.append(mem)
+        return limits.Cgroup(dirs=[tmp_path / "cgroup"])  # never written: the run stops before it starts
+
+    def spy_argv(plan: Any) -> list[str]:
+        configs.append(json.loads(plan.command[-1]))
+        return argv(plan)
+
+    monkeypatch.setattr(identity, "is_root", lambda: as_root)
+    monkeypatch.setattr(identity, "job_uid", lambda: 54321 if as_root else None)
+    monkeypatch.setattr(limits, "create", create)
+    monkeypatch.setattr(bwrap, "argv", spy_argv)
+    monkeypatch.setattr(runner, "_spawn", no_start)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    (root / "verify" / "s.py").write_text("x = 1\n")
+    with pytest.raises(Stop):
+        run_script(root, root / "verify" / "s.py", 30, RunOptions(mem_bytes=123))
+    assert made == ([123] if as_root else [])
+    assert [c["cgroup"] for c in configs] == [as_root]
+
+
+@pytest.mark.parametrize("trust_local", [False, True], ids=["bwrap", "local"])
+def test_a_run_leaves_no_descriptor_open(tmp_path: Path, trust_local: bool) -> None:
+    if not trust_local:
+        require("bwrap")
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "quiet.py"
+    script.write_text("print('done')\n")
+    before = sorted(os.listdir("/proc/self/fd"))
+    raw = run_script(root, script, 30, RunOptions(trust_local=trust_local, static_check=False))
+    assert raw.returncode == 0
+    assert sorted(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_sandboxed_run_without_a_cgroup_counts_no_oom_kill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a cgroup (not root, or none to be had) nothing counts OOM kills: a SIGKILL is not one."""
+    require("bwrap")
+    from qbank.verify.sandbox import limits
+
+    monkeypatch.setattr(limits, "create", lambda mem: None)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "killed.py"
+    script.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    raw = run_script(root, script, 30, RunOptions(static_check=False))
+    assert (raw.returncode, raw.oom_kills, raw.pids_limited) == (-9, 0, 0)
