@@ -175,6 +175,21 @@ def test_channel_over_its_cap_gives_nothing() -> None:
     assert channel.oversize
 
 
+def test_channel_over_its_cap_gives_nothing_even_when_the_part_that_fit_parses() -> None:
+    channel = runner._Channel(10)
+    writer = os.dup(channel.wfd)
+    channel.start()
+    os.write(writer, b'{"a": 1}')
+    for _ in range(200):  # let the reader take the first piece on its own
+        if bytes(channel.data) == b'{"a": 1}':
+            break
+        time.sleep(0.01)
+    assert bytes(channel.data) == b'{"a": 1}'
+    os.write(writer, b" " * 100)
+    os.close(writer)
+    assert channel.message(wait=10) is None
+
+
 def test_channel_over_its_cap_keeps_draining_so_the_writer_finishes() -> None:
     channel = runner._Channel(10)
     writer = os.dup(channel.wfd)
@@ -299,6 +314,16 @@ def test_a_device_name_read_at_run_time_is_compared_by_value(tmp_path: Path) -> 
     assert child_env(tmp_path, tmp_path / "r", tmp_path / "w", options)["TRITON_INTERPRET"] == "1"
 
 
+def test_a_cuda_device_read_at_run_time_is_compared_by_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = tmp_path / "driver"
+    lib.mkdir()
+    (lib / "libcuda.so.1").write_bytes(b"")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(lib))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    env = child_env(tmp_path, tmp_path / "r", tmp_path / "w", RunOptions(device="".join(["cu", "da"])))
+    assert (env["CUDA_VISIBLE_DEVICES"], env["TRITON_LIBCUDA_PATH"]) == ("0", str(lib.resolve()))
+
+
 def test_config_gives_a_script_at_least_one_threads_cpu_time(tmp_path: Path) -> None:
     config = runner._config(tmp_path / "s.py", tmp_path, "/r", "/r/w", 10.0, RunOptions(threads=0))
     assert config["cpu_seconds"] == 12
@@ -404,8 +429,9 @@ def no_start(*args: Any, **kw: Any) -> Any:
         (RunOptions(), False),
         (RunOptions(device="cuda", fake_cuda="Fake H100"), False),
         (RunOptions(device="cuda"), True),
+        (RunOptions(device="".join(["cu", "da"])), True),
     ],
-    ids=["cpu", "fake-cuda", "cuda"],
+    ids=["cpu", "fake-cuda", "cuda", "cuda-read-at-run-time"],
 )
 def test_only_a_real_gpu_run_sees_the_toolchain_and_the_gpu_devices(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: RunOptions, gpu: bool
@@ -575,3 +601,16 @@ def test_a_sandboxed_run_without_a_cgroup_counts_no_oom_kill(tmp_path: Path, mon
     script.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     raw = run_script(root, script, 30, RunOptions(static_check=False))
     assert (raw.returncode, raw.oom_kills, raw.pids_limited) == (-9, 0, 0)
+
+
+def test_kill_all_ends_every_live_script_group(group: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, (first_child,) = group(SAME_GROUP)
+    second, (second_child,) = group(SAME_GROUP)
+    monkeypatch.setattr(runner, "LIVE", {first, second})
+    runner.kill_all()
+    for pid in (first_child, second_child):
+        for _ in range(100):
+            if not Path(f"/proc/{pid}").exists() or _state(pid) == "Z":
+                break
+            time.sleep(0.05)
+        assert not Path(f"/proc/{pid}").exists() or _state(pid) == "Z"
