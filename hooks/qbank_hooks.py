@@ -16,18 +16,19 @@ from qbank.cards.cache import CARDS_DIR, prune
 from qbank.cards.pages import card_job
 from qbank.cards.pool import CardDrawing
 from qbank.corpus import load_corpus
-from qbank.deploy.headers import write_host_files
+from qbank.deploy.headers import csp_for_site, write_host_files
 from qbank.mathml.render import MathError, render_math
 from qbank.offer.model import load_shop
 from qbank.paywall import site as paywall
+from qbank.paywall.csp import SiteHashes
 from qbank.practice.site import asset_files
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
-from qbank.render.search import build_search_index
 from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
+from qbank.search.stream import SearchStream
 
 _STATE: dict[str, Any] = {}
 
@@ -49,7 +50,8 @@ def on_config(config: Any) -> Any:
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates, session.pages if session else None)
-    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session)
+    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session,
+                  hashes=SiteHashes())
     _STATE["practice_assets"] = asset_files(root, any(p.meta.kind == "practice-drill" for p in pages))
     paywall.on_config(config)
     return config
@@ -72,6 +74,11 @@ def on_files(files: Files, config: Any) -> Files:
     root = Path(config["config_file_path"]).parent
     _STATE["cards"] = CardDrawing(Path(config["site_dir"]), root / CARDS_DIR)
     _add_cards()
+    # the search index, fed each page as it is written (Pagefind indexes on another core meanwhile); a preview
+    # build after a save keeps the index of the last full build (its snippets may lag)
+    _cancel_search()
+    if not (session and session.incremental):
+        _STATE["search"] = SearchStream()
     return files
 
 
@@ -84,6 +91,12 @@ def _cancel_cards() -> None:
     drawing: CardDrawing | None = _STATE.pop("cards", None)
     if drawing is not None:
         drawing.cancel()
+
+
+def _cancel_search() -> None:
+    search: SearchStream | None = _STATE.pop("search", None)
+    if search is not None:
+        search.cancel()
 
 
 def on_env(env: Any, config: Any, files: Files) -> Any:
@@ -127,9 +140,9 @@ def on_post_build(config: Any) -> None:
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
     session = _STATE["preview"]
-    # preview, after a save: the search index of the last full build stays (its snippets may lag)
-    if not (session and session.incremental):
-        failure = build_search_index(site)  # Pagefind runs while the workers finish the cards
+    search: SearchStream | None = _STATE.pop("search", None)
+    if search is not None:
+        failure = search.finish(site)  # the pages not sent yet (the theme's 404), then the index written
         if failure:
             raise PluginError(failure)
     drawing: CardDrawing = _STATE.pop("cards")
@@ -141,12 +154,15 @@ def on_post_build(config: Any) -> None:
     if not session:
         if drawing.cache is not None:
             prune(drawing.cache, drawing.keys)  # the card store keeps this site's cards only
-        write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+        # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`); the policy from the hashes taken
+        # as each page was written, and from any HTML file written otherwise, read back
+        write_host_files(site, csp=csp_for_site(site, _STATE["hashes"]))
 
 
 def on_build_error(error: Exception) -> None:
-    """A failed build stops its card workers."""
+    """A failed build stops its card workers and its search service."""
     _cancel_cards()
+    _cancel_search()
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
@@ -163,8 +179,14 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
 
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline)."""
-    return output if _STATE["preview"] else paywall.on_post_page(output, config)
+    """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline),
+    and send the page as written to the search index."""
+    if not _STATE["preview"]:
+        output = paywall.on_post_page(output, config, _STATE["hashes"], page.file.dest_uri)
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None:
+        search.add(page.file.dest_uri, output)
+    return output
 
 
 @event_priority(-100)
@@ -172,5 +194,5 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
     """Add the Content-Security-Policy to theme pages such as 404.html."""
     if _STATE["preview"] or not template_name.endswith(".html"):
         return output_content
-    return paywall.on_post_page(output_content, config)
+    return paywall.on_post_page(output_content, config, _STATE["hashes"], template_name)
 

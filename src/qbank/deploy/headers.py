@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..paywall.csp import header_policy, policy, site_policy
+from ..paywall.csp import SiteHashes, header_policy, policy, site_policy
 
 # The paywall's policy (`qbank.paywall.csp`), as a header: no third-party origin anywhere (fonts are
 # self-hosted, ciphertext, keyslots and the search index are same-origin fetches), inline scripts only by
@@ -129,9 +129,12 @@ def headers_for(path: str, siblings: Iterable[str] = ()) -> ObjectHeaders:
     return ObjectHeaders(_type_of(path), cache)
 
 
-def csp_for_site(site_dir: Path) -> str:
-    """The site's Content-Security-Policy header: the pages' own policy with every page's inline hashes."""
-    return site_policy(p.read_text("utf-8", errors="replace") for p in sorted(site_dir.rglob("*.html")))
+def csp_for_site(site_dir: Path, seen: SiteHashes | None = None) -> str:
+    """The site's Content-Security-Policy header: the pages' own policy with every page's inline hashes. The
+    pages in ``seen`` (hashed by the build as it wrote them) are not read again; every other page is."""
+    known = seen.pages if seen is not None else set()
+    pages = (p for p in sorted(site_dir.rglob("*.html")) if p.relative_to(site_dir).as_posix() not in known)
+    return site_policy((p.read_text("utf-8", errors="replace") for p in pages), seen)
 
 
 @dataclass(frozen=True)
