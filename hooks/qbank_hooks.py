@@ -28,6 +28,7 @@ from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
+from qbank.search.document import early_indexing, indexed_document
 from qbank.search.stream import SearchStream
 
 _STATE: dict[str, Any] = {}
@@ -79,6 +80,9 @@ def on_files(files: Files, config: Any) -> Files:
     _cancel_search()
     if not (session and session.incremental):
         _STATE["search"] = SearchStream()
+        # a page is indexed as soon as its content is known when the theme adds nothing else to what Pagefind
+        # reads: the index is then built while the templates render; otherwise each page as written
+        _STATE["early_search"] = early_indexing(config)
     return files
 
 
@@ -100,8 +104,12 @@ def _cancel_search() -> None:
 
 
 def on_env(env: Any, config: Any, files: Files) -> Any:
-    """Every page has been read: the hand-written pages' cards join the generated ones'."""
+    """Every page has been read: the hand-written pages' cards join the generated ones', and where every page was
+    indexed from its content, Pagefind builds the index while the templates render."""
     _add_cards()
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None and _STATE["early_search"]:
+        search.request_index(Path(config["site_dir"]))
     return env
 
 
@@ -133,23 +141,26 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 def on_post_build(config: Any) -> None:
     """Ciphertext and keyslots, qbank's sitemap (git dates, indexable pages), robots.txt, search, CDN headers."""
-    paywall.on_post_build(config)
     site = Path(config["site_dir"])
+    search: SearchStream | None = _STATE.get("search")  # stopped by on_build_error if a step below fails
+    if search is not None:  # the pages not sent yet (the theme's 404); Pagefind builds the index meanwhile
+        search.request_index(site)
+    paywall.on_post_build(config)
     xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
     session = _STATE["preview"]
-    search: SearchStream | None = _STATE.pop("search", None)
-    if search is not None:
-        failure = search.finish(site)  # the pages not sent yet (the theme's 404), then the index written
-        if failure:
-            raise PluginError(failure)
     drawing: CardDrawing = _STATE.pop("cards")
     try:
         counts = drawing.finish()
     except Exception as exc:  # a card that fails fails the build: `qbank build` swaps nothing in
         raise PluginError(f"social cards: {type(exc).__name__}: {exc}") from exc
+    if search is not None:
+        failure = search.finish(site)  # the index written
+        _STATE.pop("search", None)
+        if failure:
+            raise PluginError(failure)
     CARDS[str(site.resolve())] = counts  # `qbank build` says how many were drawn
     if not session:
         if drawing.cache is not None:
@@ -174,7 +185,16 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     except (paywall.PaywallBuildError, MathError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}" if isinstance(exc, MathError) else str(exc)) from exc
     session = _STATE["preview"]
-    return preview.banner_for(session, page.file.src_uri) + html if session else html
+    html = preview.banner_for(session, page.file.src_uri) + html if session else html
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None and _STATE["early_search"]:
+        if page.meta.get("template"):  # another template: indexed as written, the index built at the end
+            _STATE["early_search"] = False
+        elif not (page.meta.get("search") or {}).get("exclude"):  # excluded: main.html gives it no body
+            meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)  # what on_page_context gives the theme
+            search.add(page.file.dest_uri, indexed_document(html, page.title, config["site_name"],
+                                                            search_label(meta.kind) if meta else None))
+    return html
 
 
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page
@@ -184,8 +204,10 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     if not _STATE["preview"]:
         output = paywall.on_post_page(output, config, _STATE["hashes"], page.file.dest_uri)
     search: SearchStream | None = _STATE.get("search")
-    if search is not None:
+    if search is not None and not search.asked:
         search.add(page.file.dest_uri, output)
+    elif search is not None:  # indexed from its content already (on_page_content); the index is coming back
+        search.poll()
     return output
 
 

@@ -73,6 +73,21 @@ def test_the_same_pages_in_the_same_order_give_the_same_bytes(tmp_path: Path) ->
                      for p in (tmp_path / "b" / OUTPUT).rglob("*") if p.is_file()}
 
 
+def test_the_index_is_asked_for_once_and_no_page_may_follow(tmp_path: Path) -> None:
+    pages = write_site(tmp_path / "a", 3)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    early = SearchStream()
+    early.request_index(tmp_path / "a")  # every page from disk, then the index asked for
+    early.request_index(tmp_path / "a")
+    assert early.finish(tmp_path / "a") is None
+    assert streamed(tmp_path / "b", [tmp_path / "b" / p.relative_to(tmp_path / "a") for p in pages]) is None
+    assert meaning(tmp_path / "a" / OUTPUT) == meaning(tmp_path / "b" / OUTPUT)
+    late = SearchStream()
+    late.request_index(tmp_path / "a")
+    late.add("late/index.html", pages[0].read_text())
+    assert late.finish(tmp_path / "a") == "late/index.html was written after the search index was asked for"
+
+
 def test_a_page_larger_than_the_pipes_goes_through(tmp_path: Path) -> None:
     site = tmp_path / "site"
     (page,) = write_site(site, 1)
@@ -163,6 +178,10 @@ ECHO = ANSWER + (
     ({"files": [{"path": "/tmp/abs.js", "content": "eA=="}]},
      "pagefind sent an index file this build will not write: '/tmp/abs.js'"),
     ({"files": [{"path": "", "content": "eA=="}]}, "pagefind sent an index file this build will not write: ''"),
+    ({"files": [{"path": "index/../../x.js", "content": "eA=="}]},
+     "pagefind sent an index file this build will not write: 'index/../../x.js'"),
+    ({"files": [{"path": "index\\..\\..\\x.js", "content": "eA=="}]},
+     "pagefind sent an index file this build will not write: 'index\\\\..\\\\..\\\\x.js'"),
     ({"files": [{"path": "pagefind.js"}]}, "pagefind sent an index file this build will not write: 'pagefind.js'"),
     ({"files": ["pagefind.js"]}, "pagefind sent an index file this build will not write: 'None'"),
     ({"files": [{"path": "pagefind.js", "content": "not base64!"}]},

@@ -7,6 +7,7 @@ Cloudflare Pages and Netlify read (``_headers``, ``_redirects``), and ``qbank se
 from __future__ import annotations
 
 import mimetypes
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -224,9 +225,26 @@ def parse_redirects(text: str) -> dict[str, tuple[str, int]]:
     return result
 
 
+def site_files(site_dir: Path) -> list[str]:
+    """Every file of a built site as a site-relative POSIX path: what ``rglob("*")`` keeps with ``is_file()``
+    (symbolic links to files in, folders behind a symbolic link not entered), one directory read per folder
+    instead of a ``stat`` per entry (18,000 files at 5,000 questions)."""
+    found: list[str] = []
+    folders = [("", str(site_dir))]
+    while folders:
+        prefix, folder = folders.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append((f"{prefix}{entry.name}/", entry.path))
+                elif entry.is_file():
+                    found.append(prefix + entry.name)
+    return found
+
+
 def write_host_files(site_dir: Path, redirects: Mapping[str, str] | None = None, csp: str | None = None) -> list[Path]:
     """Write `_headers` and `_redirects` into a built site; returns the files written."""
-    paths = [p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file()]
+    paths = site_files(site_dir)
     policy = csp if csp is not None else csp_for_site(site_dir)
     headers = site_dir / "_headers"
     headers.write_text(render_headers(header_rules(paths, policy)), "utf-8")

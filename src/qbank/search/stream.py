@@ -10,11 +10,12 @@ Pages are numbered in the order they are sent, which is mkdocs' render order, so
 bytes. A page the build wrote without passing through ``add`` (the theme's 404 page) is read from disk by
 ``finish``, so the index covers every HTML file of the site, as the command's walk does.
 
-No thread: every write to the service also reads what it has answered so far (``select`` over both pipes), so
-neither side can fill a pipe and wait for the other. The index files come back in the answer to ``GetFiles`` and
-are written here, whole: the service's own ``WriteFiles`` answers before its last writes have landed (stopped
-then, it leaves a truncated ``pagefind-ui.js``), and it stops only once every process holding its input pipe
-has let go, which card workers forked after it started never do until the build's end.
+No thread talks to the service: every write to it also reads what it has answered so far (``select`` over both
+pipes), so neither side can fill a pipe and wait for the other; once the index is asked for, ``poll`` takes the
+answer in between pages. The index files come back in the answer to ``GetFiles`` and are written here, whole, by
+a thread of their own while the build goes on: the service's own ``WriteFiles`` answers before its last writes
+have landed (stopped then, it leaves a truncated ``pagefind-ui.js``), and it stops only once every process
+holding its input pipe has let go, which card workers forked after it started never do until the build's end.
 """
 
 from __future__ import annotations
@@ -24,16 +25,18 @@ import binascii
 import contextlib
 import fcntl
 import os
+import re
 import select
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..render.pagefind_stable import stabilise
-from .wire import Answer, answers, request
+from .wire import SEPARATOR, Answer, answers, request
 
 OUTPUT = "pagefind"
 """The index's folder inside the site."""
@@ -42,9 +45,11 @@ CONFIG: dict[str, Any] = {"force_language": "en", "exclude_selectors": [".header
 TIMEOUT = 600.0
 """Seconds the service may take to take a page or to answer (the command it replaces had the same limit)."""
 READ = 1 << 16
+BODY = re.compile(r"<[a-zA-Z][^>]*\sdata-pagefind-body[\s=/>]")
+"""An element Pagefind indexes (when any page has one, pages without one are left out)."""
 PIPE_SIZE = 1 << 20
-"""Bytes the pipe to the service holds (Linux's default most, ``/proc/sys/fs/pipe-max-size``): a few pages, so the
-build hands a page over and renders on while Pagefind is still reading the last one."""
+"""Bytes each pipe to and from the service holds (Linux's default most, ``/proc/sys/fs/pipe-max-size``): a few
+pages, so the build hands a page over and renders on while Pagefind is still reading the last one."""
 
 
 def executable() -> str:
@@ -74,9 +79,14 @@ class SearchStream:
         self.answered: dict[int, Answer] = {}
         """Answers to the requests that are not pages."""
         self._last_id = 0
-        self._buffer = b""
+        self._partial: list[bytes] = []
+        """Bytes of an answer not complete yet (the index comes back as one answer of megabytes)."""
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open for the service's life, closed by cancel
         self.index_id = 0
+        self._index_request: int | None = None
+        self._site: Path | None = None
+        self._writer: threading.Thread | None = None
+        self._write_failure: str | None = None
         try:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 list(command) if command else [executable(), "--service"],
@@ -89,8 +99,9 @@ class SearchStream:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self._in, False)
-        with contextlib.suppress(OSError, AttributeError):  # not Linux, or a lower limit: only waits more
-            fcntl.fcntl(self._in, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        for fd in (self._in, self._out):
+            with contextlib.suppress(OSError, AttributeError):  # not Linux, or a lower limit: only waits more
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         os.set_blocking(self._out, False)
         answer = self._call({"type": "NewIndex", "config": CONFIG})
         if answer is not None:
@@ -100,26 +111,55 @@ class SearchStream:
         """Send one page (``path`` relative to the site, as mkdocs writes it); a path sent before is skipped."""
         if self.failure is not None or path in self.sent:
             return
+        if self._index_request is not None:
+            self._fail(f"{path} was written after the search index was asked for")
+            return
         self.sent.add(path)
         self._send({"type": "AddFile", "index_id": self.index_id, "file_path": path, "url": None,
                     "file_contents": html}, page=path)
 
+    @property
+    def asked(self) -> bool:
+        """Whether the index has been asked for (no page may be added after)."""
+        return self._index_request is not None
+
+    def poll(self) -> None:
+        """Take what the service has answered so far, without waiting: called between pages once the index is
+        asked for, so the service is not held writing the index (megabytes) into a full pipe."""
+        if self.proc is not None and self.failure is None:
+            self._read()
+
+    def request_index(self, site: Path) -> None:
+        """Send the site's pages not sent yet and, once each is indexed, ask for the index: the service builds it
+        while the build writes its other files. ``finish`` collects it (and asks, if this was not called)."""
+        if self._index_request is not None or self.failure is not None:
+            return
+        for page in sorted(site.rglob("*.html")):
+            rel = page.relative_to(site).as_posix()
+            if rel not in self.sent and self.failure is None:
+                self.add(rel, page.read_text("utf-8", errors="replace"))
+        if self.failure is None:
+            self._pump(b"", lambda: not self.pending)  # every page in before the index is built
+        if self.failure is None:
+            self._site = site
+            self._index_request = self._send({"type": "GetFiles", "index_id": self.index_id})
+
     def finish(self, site: Path) -> str | None:
-        """Send the site's pages not sent yet, stop the service once it has handed the index back, and write the
-        index into ``site/pagefind``; returns an error message, or None when the index was written."""
+        """Stop the service once it has handed the index back, and wait for the index to be written into
+        ``site/pagefind``; returns an error message, or None when the index was written."""
         answer: Answer | None = None
         try:
-            for page in sorted(site.rglob("*.html")):
-                rel = page.relative_to(site).as_posix()
-                if rel not in self.sent and self.failure is None:
-                    self.add(rel, page.read_text("utf-8", errors="replace"))
-            if self.failure is None:
-                self._pump(b"", lambda: not self.pending)
-            answer = self._call({"type": "GetFiles", "index_id": self.index_id}) if self.failure is None else None
+            self.request_index(site)
+            if self._index_request is not None and self.failure is None:
+                answer = self._wait(self._index_request, "GetFiles")
         finally:
             self.cancel()
-        if answer is not None and not self.errors:
-            self._write(site / OUTPUT, answer.payload.get("files"))
+        if self._writer is not None:
+            self._writer.join()
+            if self._write_failure is not None:
+                self._fail(self._write_failure)
+        if answer is not None:
+            self._check_unsent(site)
         if self.failure is not None:
             return self.failure
         if self.errors:
@@ -130,25 +170,37 @@ class SearchStream:
         stabilise(site / OUTPUT)  # the same pages give the same bytes: a deploy uploads what changed
         return None
 
+    def _check_unsent(self, site: Path) -> None:
+        """A page written after the index was asked for, with a body Pagefind would read, is missing from it."""
+        for page in sorted(site.rglob("*.html")):
+            rel = page.relative_to(site).as_posix()
+            if rel not in self.sent and BODY.search(page.read_text("utf-8", errors="replace")):
+                self._fail(f"{rel} was written after the search index was asked for and is not in it")
+                return
+
     def _write(self, folder: Path, files: object) -> None:
-        """Write the index files the service handed back (each ``{"path": ..., "content": base64}``)."""
+        """Write the index files the service handed back (each ``{"path": ..., "content": base64}``): relative
+        paths inside the folder only, each folder made once. Runs in its own thread: a problem is kept in
+        ``_write_failure`` for ``finish``."""
         if not isinstance(files, list):
-            self._fail("pagefind sent no index files")
+            self._write_failure = "pagefind sent no index files"
             return
-        root = folder.resolve()
+        made: set[Path] = set()
         for item in files:
             path, content = (item.get("path"), item.get("content")) if isinstance(item, dict) else (None, None)
-            target = (folder / str(path)).resolve()
-            if not isinstance(path, str) or not isinstance(content, str) or not target.is_relative_to(root) \
-                    or target == root:
-                self._fail(f"pagefind sent an index file this build will not write: {str(path)[:80]!r}")
+            parts = PurePosixPath(path).parts if isinstance(path, str) else ()
+            if not parts or not isinstance(content, str) or parts[0] == "/" or ".." in parts or "\\" in str(path):
+                self._write_failure = f"pagefind sent an index file this build will not write: {str(path)[:80]!r}"
                 return
             try:
                 data = base64.b64decode(content, validate=True)
             except binascii.Error:
-                self._fail(f"pagefind sent {path} in a form this build cannot read")
+                self._write_failure = f"pagefind sent {path} in a form this build cannot read"
                 return
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = folder.joinpath(*parts)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             target.write_bytes(data)
 
     def cancel(self) -> None:
@@ -172,11 +224,14 @@ class SearchStream:
         return self._last_id
 
     def _call(self, payload: dict[str, Any]) -> Answer | None:
-        message_id = self._send(payload)
+        return self._wait(self._send(payload), str(payload["type"]))
+
+    def _wait(self, message_id: int, kind: str) -> Answer | None:
+        """The answer to one request (None after a failure; an ``Error`` answer is one)."""
         self._pump(b"", lambda: message_id in self.answered)
         answer = self.answered.pop(message_id, None)
         if answer is not None and answer.kind == "Error":
-            self._fail(f"pagefind refused {payload['type']}: {answer.payload.get('message', '')}")
+            self._fail(f"pagefind refused {kind}: {answer.payload.get('message', '')}")
             return None
         return answer
 
@@ -208,14 +263,18 @@ class SearchStream:
         """Read what the service has written, without waiting."""
         while self.failure is None:
             try:
-                chunk = os.read(self._out, READ)
+                chunk = os.read(self._out, PIPE_SIZE)
             except BlockingIOError:
                 return
             if not chunk:
                 self._fail("pagefind stopped")
                 return
+            if SEPARATOR not in chunk:  # base64 holds no comma: the answer goes on (joined once, when complete)
+                self._partial.append(chunk)
+                continue
             try:
-                done, self._buffer = answers(self._buffer + chunk)
+                done, rest = answers(b"".join([*self._partial, chunk]))
+                self._partial = [rest] if rest else []
             except ValueError as exc:
                 self._fail(str(exc))
                 return
@@ -229,6 +288,12 @@ class SearchStream:
                 self.errors.append(f"{path}: {answer.payload.get('message', '')}")
         elif answer.message_id is not None:
             self.answered[answer.message_id] = answer
+            if answer.message_id == self._index_request and answer.kind == "GetFiles" and self._site is not None \
+                    and not self.errors:
+                # written by a thread while the build goes on (file writes let go of the GIL)
+                self._writer = threading.Thread(target=self._write, args=(self._site / OUTPUT,
+                                                                          answer.payload.get("files")))
+                self._writer.start()
         elif answer.kind == "Error":
             self.errors.append(str(answer.payload.get("message", "")))
 
