@@ -28,7 +28,7 @@ from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
-from qbank.search.document import early_indexing, indexed_document
+from qbank.search.document import early_indexing, indexed_document, indexed_early
 from qbank.search.stream import SearchStream
 
 _STATE: dict[str, Any] = {}
@@ -188,7 +188,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     html = preview.banner_for(session, page.file.src_uri) + html if session else html
     search: SearchStream | None = _STATE.get("search")
     if search is not None and _STATE["early_search"]:
-        if page.meta.get("template"):  # another template: indexed as written, the index built at the end
+        if not indexed_early(page.meta):  # another template, or dates: indexed as written, the index at the end
             _STATE["early_search"] = False
         elif not (page.meta.get("search") or {}).get("exclude"):  # excluded: main.html gives it no body
             meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)  # what on_page_context gives the theme

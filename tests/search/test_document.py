@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from qbank.search.document import early_indexing, indexed_document
+from qbank.search.document import early_indexing, indexed_document, indexed_early
 
 HOOKS = {"hooks/qbank_hooks.py": types.ModuleType("qbank_hooks")}
 
@@ -36,3 +37,23 @@ def test_a_content_without_a_heading_gets_the_title_as_the_theme_writes_it() -> 
 ])
 def test_early_indexing_only_where_the_content_partial_adds_nothing(config: dict[str, Any], early: bool) -> None:
     assert early_indexing(config) is early
+
+
+@pytest.mark.parametrize("partial", ["content", "tags", "actions", "source-file", "feedback", "comments"])
+def test_an_overridden_partial_of_the_content_turns_it_off(tmp_path: Path, partial: str) -> None:
+    (tmp_path / "partials").mkdir()
+    (tmp_path / "partials" / "header.html").write_text("<header></header>")  # outside the body: no matter
+    theme = types.SimpleNamespace(custom_dir=str(tmp_path))
+    assert early_indexing({"plugins": HOOKS, "extra": {}, "theme": theme}) is True
+    (tmp_path / "partials" / f"{partial}.html").write_text("{{ page.content }} and more")
+    assert early_indexing({"plugins": HOOKS, "extra": {}, "theme": theme}) is False
+    assert early_indexing({"plugins": HOOKS, "extra": {}, "theme": {"custom_dir": str(tmp_path)}}) is False
+
+
+@pytest.mark.parametrize(("meta", "early"), [
+    ({}, True), ({"title": "t", "search": {"exclude": True}}, True),
+    ({"template": "home.html"}, False), ({"revision_date": "2026-01-01"}, False),
+    ({"git_revision_date_localized": "May 1"}, False), ({"git_creation_date_localized": "May 1"}, False),
+])
+def test_a_page_with_its_own_template_or_dates_is_indexed_as_written(meta: dict[str, Any], early: bool) -> None:
+    assert indexed_early(meta) is early

@@ -142,7 +142,7 @@ class SearchStream:
             self._pump(b"", lambda: not self.pending)  # every page in before the index is built
         if self.failure is None:
             self._site = site
-            self._index_request = self._send({"type": "GetFiles", "index_id": self.index_id})
+            self._send({"type": "GetFiles", "index_id": self.index_id}, index=True)
 
     def finish(self, site: Path) -> str | None:
         """Stop the service once it has handed the index back, and wait for the index to be written into
@@ -215,11 +215,14 @@ class SearchStream:
             self.proc = None
         self._stderr.close()
 
-    def _send(self, payload: dict[str, Any], page: str | None = None) -> int:
-        """Write one request, reading answers meanwhile (a page's answer may come before the write returns)."""
+    def _send(self, payload: dict[str, Any], page: str | None = None, *, index: bool = False) -> int:
+        """Write one request, reading answers meanwhile: what its answer is for (a page, the index) is noted
+        first, as the answer may come before the write returns."""
         self._last_id += 1
         if page is not None:
             self.pending[self._last_id] = page
+        if index:
+            self._index_request = self._last_id
         self._pump(request(self._last_id, payload), lambda: True)
         return self._last_id
 
