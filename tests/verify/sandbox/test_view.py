@@ -263,3 +263,22 @@ def test_gpu_devices_of_a_missing_or_empty_folder(tmp_path: Path) -> None:
     assert view.gpu_devices(str(tmp_path)) == []
     (tmp_path / "nvidia-caps").write_text("")  # a file of that name, not the folder: no caps listed, itself a node
     assert view.gpu_devices(str(tmp_path)) == [str(tmp_path / "nvidia-caps")]
+
+
+def test_build_goes_on_past_a_source_already_in_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interpreter under a system folder already bound is skipped; the sources after it are still bound."""
+    sysroot, _ = _layout(tmp_path, monkeypatch)
+    py = sysroot / "usr-lib" / "py"
+    py.mkdir()
+    monkeypatch.setattr(sys, "base_prefix", str(py))
+    monkeypatch.setattr(sys, "prefix", str(py))
+    repo = tmp_path / "a-repository-with-a-long-name"
+    (repo / "src").mkdir(parents=True)
+    (repo / "verify").mkdir()
+    assert view.wanted(repo, repo / "src")[0] == str(py)  # the covered one comes first
+    assert [b.dest for b in view.build(repo, repo / "src").binds] == [
+        str(sysroot / "usr-lib"),
+        str(sysroot / "cache"),
+        str(repo / "src"),
+        str(repo / "verify"),
+    ]
