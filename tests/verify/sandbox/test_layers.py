@@ -408,3 +408,28 @@ def test_install_adds_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     hook = AuditHook(repo="/r", run_dir="/run", excluded=(), refuse_sockets=False, refuse_writes=False)
     layers.install(hook)
     assert added == [hook]
+
+
+def test_the_real_libc_reports_its_errno() -> None:
+    """The libc handle keeps errno (``use_errno``): a flag unshare(2) does not know is refused with its reason,
+    never with the "Success" of a stale errno. The kernel checks the flags first (EINVAL); a container whose
+    seccomp profile refuses unshare outright answers EPERM."""
+    ctypes.set_errno(0)
+    why = layers.unshare(0x1)  # 0x1 is no namespace
+    assert why in {os.strerror(errno.EINVAL), os.strerror(errno.EPERM)}
+    assert why != os.strerror(0)
+
+
+def test_flags_that_hold_a_user_namespace_already_are_retried_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    libc = _with_libc(monkeypatch, [errno.EPERM, 0])
+    assert layers.unshare(layers.CLONE_NEWUSER | layers.CLONE_NEWNET) is None
+    assert libc.calls == [("unshare", 0x50000000), ("unshare", 0x50000000)]
+
+
+def test_an_open_event_with_a_mode_and_no_flags(tmp_path: Path) -> None:
+    hook = _hook(tmp_path)
+    with pytest.raises(SandboxWriteError):
+        hook("open", (str(tmp_path / "repo" / "a.py"), "w"))
+    hook("open", (str(tmp_path / "repo" / "b.py"), "r"))
+    assert hook.reads == {str(tmp_path / "repo" / "b.py")}
