@@ -20,7 +20,8 @@ from build import print_figures, timed, write_corpus
 
 STEPS = {
     "social cards (waiting for the workers)": ("cards/pool.py", "finish"),
-    "pagefind (build_search_index)": ("render/search.py", "build_search_index"),
+    "search: pages handed to Pagefind as written (SearchStream.add)": ("search/stream.py", "add"),
+    "search: the rest, and the index written (SearchStream.finish)": ("search/stream.py", "finish"),
     "load_corpus": ("qbank/corpus.py", "load_corpus"),
     "render_pages": ("render/pages.py", "render_pages"),
     "related questions": ("render/question.py", "related"),

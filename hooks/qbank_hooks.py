@@ -16,18 +16,20 @@ from qbank.cards.cache import CARDS_DIR, prune
 from qbank.cards.pages import card_job
 from qbank.cards.pool import CardDrawing
 from qbank.corpus import load_corpus
-from qbank.deploy.headers import write_host_files
+from qbank.deploy.headers import csp_for_site, write_host_files
 from qbank.mathml.render import MathError, render_math
 from qbank.offer.model import load_shop
 from qbank.paywall import site as paywall
+from qbank.paywall.csp import SiteHashes
 from qbank.practice.site import asset_files
 from qbank.render.handwritten import handwritten_meta, with_crumbs
 from qbank.render.pages import render_pages
-from qbank.render.search import build_search_index
 from qbank.render.seo import PageMeta, full_title, head_html, search_label
 from qbank.render.settings import settings_from
 from qbank.render.sitemap import git_lastmod, robots_txt, sitemap_xml
 from qbank.render.text import attr
+from qbank.search.document import early_indexing, indexed_document, indexed_early
+from qbank.search.stream import SearchStream
 
 _STATE: dict[str, Any] = {}
 
@@ -49,7 +51,8 @@ def on_config(config: Any) -> Any:
     corpus = take_preloaded(root) or load_corpus(root)[0]
     dates = git_lastmod(root)
     pages = render_pages(corpus, settings, dates, session.pages if session else None)
-    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session)
+    _STATE.update(settings=settings, dates=dates, pages=pages, meta={p.path: p.meta for p in pages}, preview=session,
+                  hashes=SiteHashes())
     _STATE["practice_assets"] = asset_files(root, any(p.meta.kind == "practice-drill" for p in pages))
     paywall.on_config(config)
     return config
@@ -72,6 +75,14 @@ def on_files(files: Files, config: Any) -> Files:
     root = Path(config["config_file_path"]).parent
     _STATE["cards"] = CardDrawing(Path(config["site_dir"]), root / CARDS_DIR)
     _add_cards()
+    # the search index, fed each page as it is written (Pagefind indexes on another core meanwhile); a preview
+    # build after a save keeps the index of the last full build (its snippets may lag)
+    _cancel_search()
+    if not (session and session.incremental):
+        _STATE["search"] = SearchStream()
+        # a page is indexed as soon as its content is known when the theme adds nothing else to what Pagefind
+        # reads: the index is then built while the templates render; otherwise each page as written
+        _STATE["early_search"] = early_indexing(config)
     return files
 
 
@@ -86,9 +97,19 @@ def _cancel_cards() -> None:
         drawing.cancel()
 
 
+def _cancel_search() -> None:
+    search: SearchStream | None = _STATE.pop("search", None)
+    if search is not None:
+        search.cancel()
+
+
 def on_env(env: Any, config: Any, files: Files) -> Any:
-    """Every page has been read: the hand-written pages' cards join the generated ones'."""
+    """Every page has been read: the hand-written pages' cards join the generated ones', and where every page was
+    indexed from its content, Pagefind builds the index while the templates render."""
     _add_cards()
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None and _STATE["early_search"]:
+        search.request_index(Path(config["site_dir"]))
     return env
 
 
@@ -120,33 +141,39 @@ def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
 
 def on_post_build(config: Any) -> None:
     """Ciphertext and keyslots, qbank's sitemap (git dates, indexable pages), robots.txt, search, CDN headers."""
-    paywall.on_post_build(config)
     site = Path(config["site_dir"])
+    search: SearchStream | None = _STATE.get("search")  # stopped by on_build_error if a step below fails
+    if search is not None:  # the pages not sent yet (the theme's 404); Pagefind builds the index meanwhile
+        search.request_index(site)
+    paywall.on_post_build(config)
     xml = sitemap_xml(_STATE["meta"].values(), _STATE["dates"], _STATE["settings"])
     (site / "sitemap.xml").write_text(xml, encoding="utf-8")
     (site / "sitemap.xml.gz").write_bytes(gzip.compress(xml.encode(), mtime=0))
     (site / "robots.txt").write_text(robots_txt(_STATE["settings"]), encoding="utf-8")
     session = _STATE["preview"]
-    # preview, after a save: the search index of the last full build stays (its snippets may lag)
-    if not (session and session.incremental):
-        failure = build_search_index(site)  # Pagefind runs while the workers finish the cards
-        if failure:
-            raise PluginError(failure)
     drawing: CardDrawing = _STATE.pop("cards")
     try:
         counts = drawing.finish()
     except Exception as exc:  # a card that fails fails the build: `qbank build` swaps nothing in
         raise PluginError(f"social cards: {type(exc).__name__}: {exc}") from exc
+    if search is not None:
+        failure = search.finish(site)  # the index written
+        _STATE.pop("search", None)
+        if failure:
+            raise PluginError(failure)
     CARDS[str(site.resolve())] = counts  # `qbank build` says how many were drawn
     if not session:
         if drawing.cache is not None:
             prune(drawing.cache, drawing.keys)  # the card store keeps this site's cards only
-        write_host_files(site)  # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`)
+        # `_headers` and `_redirects` for CDN hosts (and `qbank serve --built`); the policy from the hashes taken
+        # as each page was written, and from any HTML file written otherwise, read back
+        write_host_files(site, csp=csp_for_site(site, _STATE["hashes"]))
 
 
 def on_build_error(error: Exception) -> None:
-    """A failed build stops its card workers."""
+    """A failed build stops its card workers and its search service."""
     _cancel_cards()
+    _cancel_search()
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
@@ -158,13 +185,30 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     except (paywall.PaywallBuildError, MathError) as exc:
         raise PluginError(f"{page.file.src_uri}: {exc}" if isinstance(exc, MathError) else str(exc)) from exc
     session = _STATE["preview"]
-    return preview.banner_for(session, page.file.src_uri) + html if session else html
+    html = preview.banner_for(session, page.file.src_uri) + html if session else html
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None and _STATE["early_search"]:
+        if not indexed_early(page.meta):  # another template, or dates: indexed as written, the index at the end
+            _STATE["early_search"] = False
+        elif not (page.meta.get("search") or {}).get("exclude"):  # excluded: main.html gives it no body
+            meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)  # what on_page_context gives the theme
+            search.add(page.file.dest_uri, indexed_document(html, page.title, config["site_name"],
+                                                            search_label(meta.kind) if meta else None))
+    return html
 
 
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline)."""
-    return output if _STATE["preview"] else paywall.on_post_page(output, config)
+    """Add the Content-Security-Policy (not in preview: the live-reload script the server injects is inline),
+    and send the page as written to the search index."""
+    if not _STATE["preview"]:
+        output = paywall.on_post_page(output, config, _STATE["hashes"], page.file.dest_uri)
+    search: SearchStream | None = _STATE.get("search")
+    if search is not None and not search.asked:
+        search.add(page.file.dest_uri, output)
+    elif search is not None:  # indexed from its content already (on_page_content); the index is coming back
+        search.poll()
+    return output
 
 
 @event_priority(-100)
@@ -172,5 +216,5 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
     """Add the Content-Security-Policy to theme pages such as 404.html."""
     if _STATE["preview"] or not template_name.endswith(".html"):
         return output_content
-    return paywall.on_post_page(output_content, config)
+    return paywall.on_post_page(output_content, config, _STATE["hashes"], template_name)
 

@@ -51,6 +51,23 @@ def test_stored_cards_are_copied_without_workers(tmp_path: Path) -> None:
     assert files(tmp_path / "b") == files(tmp_path / "a")
 
 
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_many_stored_cards_are_copied_by_the_workers(tmp_path: Path, method: str) -> None:
+    first = CardDrawing(tmp_path / "a", tmp_path / "cache", workers=0)
+    first.add(JOBS)
+    first.finish()
+    again = CardDrawing(tmp_path / "b", tmp_path / "cache", workers=2, min_pool=1, min_copy=len(JOBS), copy_batch=4,
+                        method=method)
+    again.add(JOBS[:-1])
+    assert again.executor is None and len(again.here) == len(JOBS) - 1  # one card fewer than min_copy: here
+    more = CardDrawing(tmp_path / "c", tmp_path / "cache", workers=2, min_pool=1, min_copy=len(JOBS), copy_batch=4,
+                       method=method)
+    more.add(JOBS)
+    assert more.executor is not None and not more.here and len(more.tasks) == 3  # 9 copies in batches of 4
+    assert more.finish() == pool.CardCounts(len(JOBS), 0)
+    assert files(tmp_path / "c") == files(tmp_path / "a")
+
+
 def test_few_cards_are_drawn_in_this_process(tmp_path: Path) -> None:
     drawing = CardDrawing(tmp_path / "site", None, workers=2, min_pool=len(JOBS) + 1)
     drawing.add(JOBS)

@@ -23,9 +23,10 @@ from qbank.deploy.headers import (
     parse_redirects,
     render_headers,
     render_redirects,
+    site_files,
     write_host_files,
 )
-from qbank.paywall.csp import add_csp, header_policy
+from qbank.paywall.csp import SiteHashes, add_csp, header_policy
 
 
 @pytest.mark.parametrize(
@@ -155,3 +156,30 @@ def test_write_host_files(tmp_path: Path) -> None:
     rules = parse_headers((tmp_path / "_headers").read_text())
     assert rules[0].pattern == "/*" and dict(rules[0].headers)["Content-Security-Policy"] == CSP
     assert HeaderRule("/assets/bundle.0123abcd.min.js", (("Cache-Control", IMMUTABLE),)) in rules
+
+
+def test_pages_the_build_has_hashed_are_not_read_again(tmp_path: Path) -> None:
+    seen = SiteHashes()
+    written = add_csp("<html><head></head><body><script>alert(1)</script></body></html>", seen, "a/index.html")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(written.replace("alert(1)", "alert(3)"))  # not what was hashed
+    (tmp_path / "404.html").write_text("<html><head></head><body><script>alert(2)</script></body></html>")
+    hashes = dict(d.strip().split(" ", 1) for d in csp_for_site(tmp_path, seen).split(";"))["script-src"].split()
+    alert = ["'sha256-" + base64.b64encode(hashlib.sha256(f"alert({i})".encode()).digest()).decode() + "'"
+             for i in (1, 2, 3)]
+    assert hashes == ["'self'", "'wasm-unsafe-eval'", *sorted(alert[:2])]  # the gathered page's, and 404's read
+    everything = dict(d.strip().split(" ", 1) for d in csp_for_site(tmp_path).split(";"))["script-src"].split()
+    assert everything == ["'self'", "'wasm-unsafe-eval'", *sorted(alert[1:])]  # without: every page read
+
+
+def test_site_files_are_what_rglob_and_is_file_give(tmp_path: Path) -> None:
+    for rel in ("index.html", "a/b/c.css", "a/b/d/e.js", "f g/h.png", "assets/cards/x.png"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link.css").symlink_to(tmp_path / "a/b/c.css")  # a link to a file: a file
+    (tmp_path / "linked-dir").symlink_to(tmp_path / "a")  # a link to a folder: not entered
+    (tmp_path / "broken.js").symlink_to(tmp_path / "nowhere.js")  # a broken link: no file
+    expected = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert sorted(site_files(tmp_path)) == expected == sorted(
+        ["index.html", "a/b/c.css", "a/b/d/e.js", "f g/h.png", "assets/cards/x.png", "link.css"])

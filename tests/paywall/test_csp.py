@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from qbank.paywall.csp import add_csp, content_scripts, header_policy, inline_hashes, policy, site_policy
+from qbank.paywall.csp import (
+    SiteHashes,
+    add_csp,
+    content_scripts,
+    header_policy,
+    inline_hashes,
+    policy,
+    site_policy,
+)
 
 # sha256 digests, base64, as `printf '%s' BODY | openssl dgst -sha256 -binary | base64` prints them
 EMPTY = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
@@ -142,3 +150,24 @@ def test_script_tags_in_capitals_and_bodies_over_several_lines() -> None:
     style = "'sha256-S1+1UhUBsQI+oYzHJq9H6zGUGt9DphQexnvaBQ874Hc='"
     assert inline_hashes("<SCRIPT>\nalert(1)\n</SCRIPT >") == ([script], [])
     assert inline_hashes("<Style>\np{}\n</STYLE>") == ([], [style])
+
+
+def test_add_csp_gathers_each_pages_hashes_under_its_path() -> None:
+    seen = SiteHashes()
+    first = "<html><head><style></style></head><body><script>alert(1)</script></body></html>"
+    second = "<html><head></head><body><script></script><script>alert(1)</script></body></html>"
+    assert add_csp(first, seen, "a/index.html") == add_csp(first)  # the page itself is the same
+    add_csp(second, seen, "404.html")
+    add_csp("<p>no head</p>", seen, "fragment.html")  # no policy given: nothing gathered, read again later
+    assert seen == SiteHashes({"a/index.html", "404.html"}, {ALERT_1, EMPTY}, {EMPTY})
+    add_csp(first)
+    assert seen == SiteHashes({"a/index.html", "404.html"}, {ALERT_1, EMPTY}, {EMPTY})  # none given: none kept
+
+
+def test_site_policy_adds_the_hashes_already_gathered() -> None:
+    seen = SiteHashes({"a.html"}, {ALERT_1}, {EMPTY})
+    got = directives(site_policy(["<p>none</p>"], seen))
+    assert got["script-src"] == f"'self' 'wasm-unsafe-eval' {ALERT_1}" and got["style-src"] == f"'self' {EMPTY}"
+    got = directives(site_policy(["<script></script>"], seen))
+    assert got["script-src"] == f"'self' 'wasm-unsafe-eval' {' '.join(sorted([ALERT_1, EMPTY]))}"
+    assert seen == SiteHashes({"a.html"}, {ALERT_1}, {EMPTY})  # not changed by reading more pages

@@ -14,6 +14,7 @@ import pytest
 from mkdocs.structure.toc import AnchorLink
 
 from qbank.paywall import site
+from qbank.paywall.csp import SiteHashes, inline_hashes
 from qbank.paywall.recipient import ENV_RECIPIENT, keygen
 from qbank.problems import error, warning
 
@@ -105,6 +106,14 @@ def test_the_release_is_named_only_on_pages_that_open_with_it(config: dict[str, 
     assert meta not in site.on_post_page(head + '<section data-qb-file="f.json"></body></html>', None)
     site.on_config({**config, "extra": {"paywall": {"enabled": False}}})
     assert "qbank-release" not in site.on_post_page(head + '<section data-qb-file="f.json"></body></html>', config)
+
+
+def test_a_finished_pages_hashes_are_gathered_for_the_sites_header(config: dict[str, Any]) -> None:
+    site.on_config(config)
+    seen = SiteHashes()
+    page_html = "<html><head></head><body><script>alert(1)</script></body></html>"
+    assert site.on_post_page(page_html, config, seen, "q/index.html") == site.on_post_page(page_html, config)
+    assert seen == SiteHashes({"q/index.html"}, set(inline_hashes(page_html)[0]), set())
 
 
 def sealed_build(config: dict[str, Any]) -> site.PaywallBuild:

@@ -26,7 +26,7 @@ def test_a_hostile_teaser_in_a_question_list_stays_text() -> None:
     md = question_items(corpus, "topics/kv-cache.md", [slug])
     assert "<img" not in md and "</div>\n\n</div>" not in md
     assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &lt;/div&gt;" in md
-    assert md.startswith('<div class="qb-list" data-pagefind-ignore markdown="1">\n\n- **[')
+    assert md.startswith('<div class="qb-list" data-pagefind-ignore="all" markdown="1">\n\n- **[')
     assert md.endswith("\n\n</div>\n") and md.count("<div") == 1
 
 

@@ -13,9 +13,12 @@ from bs4 import BeautifulSoup
 
 from qbank.build import BuildResult, build_site
 from qbank.corpus import load_corpus
+from qbank.deploy.headers import csp_for_site
+from qbank.render.search import build_search_index
 from qbank.render.text import strip_markers
 from qbank.sitecheck import check_site
 
+from ..search.pagefind_files import meaning
 from .conftest import CASES
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
@@ -67,6 +70,23 @@ def test_every_page_has_its_social_card(site: Path) -> None:
         assert card.is_file() and card.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", card
         assert page.find("meta", attrs={"name": "twitter:card"})["content"] == "summary_large_image"
         assert page.find("meta", attrs={"name": "twitter:image"})["content"] == image["content"]
+
+
+def test_the_search_index_built_page_by_page_means_what_pagefind_writes_over_the_site(site: Path,
+                                                                                     tmp_path: Path) -> None:
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("pagefind"))
+    assert build_search_index(copy) is None  # Pagefind's own command over the written pages
+    built, walked = meaning(site / "pagefind"), meaning(copy / "pagefind")
+    assert built == walked
+    bodies = [p for p in site.rglob("*.html") if "data-pagefind-body" in p.read_text("utf-8")]
+    assert len(built["pages"]) == len(bodies) > 15 and "kv" in built["words"]
+
+
+def test_the_header_policy_holds_the_hashes_of_every_written_page(site: Path) -> None:
+    header = next(line.strip() for line in (site / "_headers").read_text().splitlines()
+                  if line.strip().startswith("Content-Security-Policy:"))
+    assert header == "Content-Security-Policy: " + csp_for_site(site)  # every page read back from disk
 
 
 def test_chrome_header_search_footer_and_own_title(site: Path) -> None:

@@ -7,12 +7,13 @@ Cloudflare Pages and Netlify read (``_headers``, ``_redirects``), and ``qbank se
 from __future__ import annotations
 
 import mimetypes
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..paywall.csp import header_policy, policy, site_policy
+from ..paywall.csp import SiteHashes, header_policy, policy, site_policy
 
 # The paywall's policy (`qbank.paywall.csp`), as a header: no third-party origin anywhere (fonts are
 # self-hosted, ciphertext, keyslots and the search index are same-origin fetches), inline scripts only by
@@ -129,9 +130,12 @@ def headers_for(path: str, siblings: Iterable[str] = ()) -> ObjectHeaders:
     return ObjectHeaders(_type_of(path), cache)
 
 
-def csp_for_site(site_dir: Path) -> str:
-    """The site's Content-Security-Policy header: the pages' own policy with every page's inline hashes."""
-    return site_policy(p.read_text("utf-8", errors="replace") for p in sorted(site_dir.rglob("*.html")))
+def csp_for_site(site_dir: Path, seen: SiteHashes | None = None) -> str:
+    """The site's Content-Security-Policy header: the pages' own policy with every page's inline hashes. The
+    pages in ``seen`` (hashed by the build as it wrote them) are not read again; every other page is."""
+    known = seen.pages if seen is not None else set()
+    pages = (p for p in sorted(site_dir.rglob("*.html")) if p.relative_to(site_dir).as_posix() not in known)
+    return site_policy((p.read_text("utf-8", errors="replace") for p in pages), seen)
 
 
 @dataclass(frozen=True)
@@ -221,9 +225,26 @@ def parse_redirects(text: str) -> dict[str, tuple[str, int]]:
     return result
 
 
+def site_files(site_dir: Path) -> list[str]:
+    """Every file of a built site as a site-relative POSIX path: what ``rglob("*")`` keeps with ``is_file()``
+    (symbolic links to files in, folders behind a symbolic link not entered), one directory read per folder
+    instead of a ``stat`` per entry (18,000 files at 5,000 questions)."""
+    found: list[str] = []
+    folders = [("", str(site_dir))]
+    while folders:
+        prefix, folder = folders.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append((f"{prefix}{entry.name}/", entry.path))
+                elif entry.is_file():
+                    found.append(prefix + entry.name)
+    return found
+
+
 def write_host_files(site_dir: Path, redirects: Mapping[str, str] | None = None, csp: str | None = None) -> list[Path]:
     """Write `_headers` and `_redirects` into a built site; returns the files written."""
-    paths = [p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file()]
+    paths = site_files(site_dir)
     policy = csp if csp is not None else csp_for_site(site_dir)
     headers = site_dir / "_headers"
     headers.write_text(render_headers(header_rules(paths, policy)), "utf-8")

@@ -15,6 +15,7 @@ import base64
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 SCRIPT_RE = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 STYLE_RE = re.compile(r"<style\b[^>]*>(?P<body>.*?)</style\s*>", re.IGNORECASE | re.DOTALL)
@@ -65,10 +66,21 @@ def header_policy(meta_policy: str) -> str:
     return meta_policy + "; frame-ancestors 'none'"
 
 
-def site_policy(pages: Iterable[str]) -> str:
-    """The header policy of a whole site: every page's inline script and style hashes, and ``frame-ancestors``."""
-    scripts: set[str] = set()
-    styles: set[str] = set()
+@dataclass
+class SiteHashes:
+    """The inline hashes of the pages :func:`add_csp` has given a policy, and those pages' site paths: the
+    build gathers them as it writes each page, so the header policy needs no second read of those pages."""
+
+    pages: set[str] = field(default_factory=set)
+    scripts: set[str] = field(default_factory=set)
+    styles: set[str] = field(default_factory=set)
+
+
+def site_policy(pages: Iterable[str], seen: SiteHashes | None = None) -> str:
+    """The header policy of a whole site: every page's inline script and style hashes (those in ``seen`` and
+    those of ``pages``), and ``frame-ancestors``."""
+    scripts: set[str] = set(seen.scripts) if seen is not None else set()
+    styles: set[str] = set(seen.styles) if seen is not None else set()
     for page in pages:
         page_scripts, page_styles = inline_hashes(page)
         scripts.update(page_scripts)
@@ -81,8 +93,9 @@ def content_scripts(content_html: str) -> int:
     return len(re.findall(r"<script\b", content_html, re.IGNORECASE))
 
 
-def add_csp(page: str) -> str:
-    """The page with its Content-Security-Policy ``<meta>`` inserted first in ``<head>``."""
+def add_csp(page: str, seen: SiteHashes | None = None, path: str = "") -> str:
+    """The page with its Content-Security-Policy ``<meta>`` inserted first in ``<head>``; its hashes are added to
+    ``seen`` under ``path`` (the page's path in the site), when given."""
     m = HEAD_RE.search(page)
     if m is None:
         return page
@@ -91,5 +104,9 @@ def add_csp(page: str) -> str:
     if charset and (first_script < 0 or charset.start() < first_script):
         m = charset  # the charset declaration stays first, the policy still precedes every script
     scripts, styles = inline_hashes(page)
+    if seen is not None:
+        seen.pages.add(path)
+        seen.scripts.update(scripts)
+        seen.styles.update(styles)
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(scripts, styles)}">'
     return page[: m.end()] + meta + page[m.end() :]

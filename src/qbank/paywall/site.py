@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 
 from ..atomic import write_atomic
 from ..problems import Problem, error, warning
-from .csp import add_csp, content_scripts
+from .csp import SiteHashes, add_csp, content_scripts
 from .encrypt import CiphertextFile, PremiumFragment, premium_regions, seal_page
 from .recipient import ENV_RECIPIENT, SealError, load_public, seal
 from .release import Release
@@ -150,14 +150,15 @@ def on_page_content(html: str, page: Any, config: Any, token: str = "") -> str:
     return sealed.html
 
 
-def on_post_page(output: str, config: Any = None) -> str:
-    """Add the Content-Security-Policy to a finished page, and name the release its ciphertext belongs to."""
+def on_post_page(output: str, config: Any = None, seen: SiteHashes | None = None, path: str = "") -> str:
+    """Add the Content-Security-Policy to a finished page, and name the release its ciphertext belongs to; the
+    page's inline hashes go to ``seen`` under ``path`` (its path in the site) for the site's header policy."""
     build = _ACTIVE.get(str(Path(config["site_dir"]).resolve())) if config is not None else None
     # only pages that open with the release say which it is (others stay byte-identical across releases)
     if build is not None and build.enabled and ('data-qb-file="' in output or "data-qb-unlock-count" in output):
         meta = f'<meta name="{RELEASE_META}" content="{build.release.release_id}">'
         output = _HEAD_END.sub(lambda m: meta + m.group(0), output, count=1)
-    return add_csp(output)
+    return add_csp(output, seen, path)
 
 
 def _shown(path: Path, root: Path) -> str:

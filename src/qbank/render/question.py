@@ -226,7 +226,7 @@ def question_page(corpus: Corpus, slug: str, settings: Settings, lastmod: dict[s
     rel_slugs = related(corpus, slug, settings)
     if rel_slugs:
         body += ['## Related questions {: data-pagefind-ignore="all" }', "",
-                 '<div class="qb-list" data-pagefind-ignore markdown="1">', ""]
+                 '<div class="qb-list" data-pagefind-ignore="all" markdown="1">', ""]
         body += [f"- [{md_escape(corpus.questions[r].title)}]({rel(src, question_path(r))})" for r in rel_slugs]
         body += ["", "</div>", ""]
     if premium and not settings.paywall:

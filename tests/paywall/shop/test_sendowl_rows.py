@@ -159,7 +159,8 @@ def test_an_order_id_that_is_not_one(tmp_path: Path, order: str) -> None:
     assert problems == [(2, 1, "shop-order-id", "an order id is letters, digits and . _ : - (up to 64)")]
 
 
-@pytest.mark.parametrize("email", ["a@example.org", "first.last_tag@mail.example.co.uk", "x" * 64 + "@e.io"])
+@pytest.mark.parametrize("email", ["a@example.org", "first.last_tag@mail.example.co.uk", "x" * 64 + "@e.io",
+                                   "ann+shop@example.org", "a=b@example.org", "a-b@example.org", "a+@e.io"])
 def test_an_email(tmp_path: Path, email: str) -> None:
     rows, problems = one_row(tmp_path, email=email)
     assert problems == [] and [r.email for r in rows] == [email]
@@ -167,7 +168,8 @@ def test_an_email(tmp_path: Path, email: str) -> None:
 
 @pytest.mark.parametrize("email", ["a@", "@example.org", "a@example", "x" * 65 + "@e.io", "a b@example.org",
                                    "a@-example.org", "a<b@example.org", "a@example..org",
-                                   "a+b@example.org", "a=b@example.org"])
+                                   "+a@example.org", "=a@example.org", "-a@example.org", "@a@example.org",
+                                   "a+b;c@example.org", "+" + "x" * 63 + "@e.io"])
 def test_not_an_email(tmp_path: Path, email: str) -> None:
     rows, problems = one_row(tmp_path, email=email)
     assert rows == [] and problems == [(2, 3, "shop-email", "not an email address")]

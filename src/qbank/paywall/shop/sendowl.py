@@ -54,8 +54,9 @@ STATES = {
     "failed": IGNORED,
 }
 _ORDER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
-_EMAIL = re.compile(
-    r"[^@\s\x00-\x1f\x7f\"'<>,;=+]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]{1,63})+"
+_EMAIL = re.compile(  # "+" and "=" are fine inside (tags: ann+shop@...), never first (a spreadsheet formula)
+    r"[^@\s\x00-\x1f\x7f\"'<>,;=+-][^@\s\x00-\x1f\x7f\"'<>,;]{0,63}"
+    r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]{1,63})+"
 )
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+(?:\s*(?:Z|UTC|[+-]\d{2}:?\d{2}))?)?")
 

@@ -1,4 +1,4 @@
-# expect: outcome=timeout code=verify-timeout line=here timeout=5
+# expect: outcome=timeout code=verify-timeout line=here timeout=10
 # %%
 from qbank.verify import claim
 

@@ -1,0 +1,1 @@
+"""Site search built while the pages render: Pagefind's service fed page by page."""
