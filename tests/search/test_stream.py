@@ -30,7 +30,8 @@ def write_site(site: Path, n: int = 7) -> list[Path]:
             f'<html lang="en"><head><title>Page {i}</title></head><body><div data-pagefind-body '
             f'data-pagefind-filter="type:{KINDS[i % len(KINDS)]}"><h1 id="t">Page {i} '
             f'<a class="headerlink" href="#t">permalinkword</a></h1><p>kv cache paging number {i} '
-            f'{"prefill decode " * i}</p></div></body></html>')
+            f'{"prefill decode " * i}</p><math><mi>x</mi><annotation encoding="application/x-tex">\\texonlyword '
+            f'{i}</annotation></math></div></body></html>')
         pages.append(page)
     (site / "404.html").write_text('<html lang="en"><body><h1>Page not found</h1></body></html>')
     return pages
@@ -52,7 +53,9 @@ def test_the_index_means_what_pagefinds_command_writes(tmp_path: Path) -> None:
     assert streamed(tmp_path / "b", order[1:]) is None  # one page, and the 404 page, left to finish's walk
     want, got = meaning(tmp_path / "a" / OUTPUT), meaning(tmp_path / "b" / OUTPUT)
     assert got == want
-    assert len(got["pages"]) == 7 and "permalinkword" not in got["words"] and "prefil" in got["words"]  # stemmed
+    assert len(got["pages"]) == 7 and "prefil" in got["words"]  # stemmed
+    assert "permalinkword" not in got["words"] and "texonlyword" not in got["words"]  # left out: not read
+    assert "x" in got["words"]  # the formula as shown
     assert got["filters"]["type"].keys() == set(KINDS)
     rest = {p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a" / OUTPUT).rglob("*")} - {
         p.relative_to(tmp_path / "b").as_posix() for p in (tmp_path / "b" / OUTPUT).rglob("*")}

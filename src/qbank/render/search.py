@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..search.stream import EXCLUDED
 from .pagefind_stable import stabilise
 
 OUTPUT = "pagefind"
@@ -19,7 +20,8 @@ def pagefind_command(site_dir: Path) -> list[str]:
     """The Pagefind command over a built site (the binary ships in the ``pagefind[bin]`` wheel)."""
     return [
         *(sys.executable, "-m", "pagefind", "--site", str(site_dir), "--output-subdir", OUTPUT),
-        *("--silent", "--force-language", "en", "--exclude-selectors", ".headerlink"),
+        *("--silent", "--force-language", "en"),
+        *(arg for selector in EXCLUDED for arg in ("--exclude-selectors", selector)),
     ]
 
 

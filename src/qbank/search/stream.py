@@ -2,9 +2,9 @@
 
 ``pagefind --service`` reads each page as it is sent, in a process of its own: on a machine with a second core
 the pages are indexed while the next ones render, and only the index itself is left to write at the end
-(``finish``). The index is the one Pagefind's own command writes over the same files with the options qbank
-has always given it (``--force-language en --exclude-selectors .headerlink``): ``tests/search/test_stream.py``
-compares the two byte for byte.
+(``finish``). The index means what Pagefind's own command writes over the same files with the same options
+(``qbank.render.search.pagefind_command``): ``tests/search/test_stream.py`` and ``tests/site/test_build.py``
+compare the two.
 
 Pages are numbered in the order they are sent, which is mkdocs' render order, so the same site gives the same
 bytes. A page the build wrote without passing through ``add`` (the theme's 404 page) is read from disk by
@@ -40,8 +40,12 @@ from .wire import SEPARATOR, Answer, answers, request
 
 OUTPUT = "pagefind"
 """The index's folder inside the site."""
-CONFIG: dict[str, Any] = {"force_language": "en", "exclude_selectors": [".headerlink"]}
-"""The service's options: the same as the command line's ``--force-language en --exclude-selectors .headerlink``."""
+EXCLUDED = (".headerlink", "annotation")
+"""Left out of the index: headings' permalink signs, and each formula's TeX source (MathML's ``<annotation>``,
+which no reader sees: ``\\frac`` and every digit of the source were search words, a third of the index chunks
+a first query fetches)."""
+CONFIG: dict[str, Any] = {"force_language": "en", "exclude_selectors": list(EXCLUDED)}
+"""The service's options, the same as ``pagefind_command``'s (``qbank.render.search``)."""
 TIMEOUT = 600.0
 """Seconds the service may take to take a page or to answer (the command it replaces had the same limit)."""
 READ = 1 << 16
