@@ -54,3 +54,36 @@ def test_why_a_number_is_held_is_read_by_value() -> None:
             "bind it with {=name} if the answer confirms it, or exempt it with a reason: {!why}",
         )
     ]
+
+
+COUNT_RULE = "a count binds only to a value declared in its own noun (unit='tokens')"
+
+
+def test_a_count_with_a_suffix_is_told_the_unit_of_the_value_its_decimal_reading_matches() -> None:
+    # "2.00K tokens" is 2000 ± 5 read decimally (first) and 2048 ± 5.12 binary: 2000 declared without a unit is
+    # the decimal reading, so the hint names it
+    result = run("the batch holds 2.00K tokens", v("batch", 2000))
+    assert errors(result) == [
+        (
+            "claim-unbound",
+            f'"2.00K tokens" is not backed by a verified value (batch = 2000 is declared without a unit; {COUNT_RULE})',
+        )
+    ]
+
+
+def test_a_count_with_a_suffix_is_matched_for_its_hint_at_the_precision_written() -> None:
+    # "11K tokens" is 11000 to the nearest thousand (± 500, and within 5%): 11400 declared without a unit is it,
+    # 11500.25 is past half a thousand
+    assert errors(run("the batch holds 11K tokens", v("batch", 11_400))) == [
+        (
+            "claim-unbound",
+            f'"11K tokens" is not backed by a verified value (batch = 11400 is declared without a unit; {COUNT_RULE})',
+        )
+    ]
+    assert errors(run("the batch holds 11K tokens", v("batch", 11_500.25))) == [
+        (
+            "claim-unbound",
+            '"11K tokens" is not backed by a verified value (no verified value of dimension tokens; values are in: '
+            "number)",
+        )
+    ]
