@@ -87,3 +87,19 @@ def test_a_count_with_a_suffix_is_matched_for_its_hint_at_the_precision_written(
             "number)",
         )
     ]
+
+
+def test_a_number_with_a_unit_that_sorts_before_number_is_never_told_to_write_a_unit() -> None:
+    # 92 GB (bytes) and 92% (fraction) carry a unit of their own: no "write its unit" hint, only the dimensions
+    assert errors(run("it takes 92 GB", v("acc", 92, "%"))) == [
+        (
+            "claim-unbound",
+            '"92 GB" is not backed by a verified value (no verified value of dimension bytes; values are in: fraction)',
+        )
+    ]
+    assert errors(run("it is 92%", v("n", 92, "nodes"))) == [
+        (
+            "claim-unbound",
+            '"92%" is not backed by a verified value (no verified value of dimension fraction; values are in: nodes)',
+        )
+    ]
