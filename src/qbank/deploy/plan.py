@@ -23,7 +23,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from .headers import HOST_FILES, KEYSLOTS_DIR, ObjectHeaders, headers_for, is_immutable, is_page, is_sitemap
+from .headers import (
+    HOST_FILES,
+    KEYSLOTS_DIR,
+    ObjectHeaders,
+    headers_for,
+    is_immutable,
+    is_page,
+    is_sitemap,
+    site_files,
+)
 
 MANIFEST_NAME = ".qbank-manifest.json"
 MANIFEST_VERSION = 1
@@ -146,8 +155,7 @@ def sha256_file(path: Path) -> str:
 
 def scan_site(site_dir: Path) -> list[LocalFile]:
     """Every file of a built site that goes to object storage (host files for Pages/Netlify stay behind)."""
-    paths = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file())
-    paths = [p for p in paths if p not in HOST_FILES and p != MANIFEST_NAME]
+    paths = [p for p in sorted(site_files(site_dir)) if p not in HOST_FILES and p != MANIFEST_NAME]
     siblings = set(paths)
     return [
         LocalFile(p, sha256_file(site_dir / p), (site_dir / p).stat().st_size, headers_for(p, siblings)) for p in paths
