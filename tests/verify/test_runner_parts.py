@@ -227,20 +227,19 @@ def test_side_files_are_private_to_the_runner(tmp_path: Path) -> None:
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
 
 
+def raw_after(run_dir: Path, msg: dict[str, Any] | None, returncode: int = 0) -> runner.RawRun:
+    """``runner._raw`` over a finished run's side files in ``run_dir`` (a process stand-in with ``returncode``)."""
+    proc = cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=returncode))
+    return runner._raw(proc, run_dir, msg, timed_out=False, duration=1.0, stray=0)
+
+
 def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
     (tmp_path / "stdout.txt").write_text("o" * 5000 + "END")
     (tmp_path / "stderr.txt").write_text("e" * 5000 + "ERR")
     (tmp_path / "faults.txt").write_text("f" * 9000 + "FAULT")
     (tmp_path / "progress.txt").write_text("3\n17\n42\n")
     msg = {"status": {"ok": True}, "record": {"claims": []}}
-    raw = runner._raw(
-        cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=0)),
-        tmp_path,
-        msg,
-        timed_out=False,
-        duration=1.0,
-        stray=0,
-    )
+    raw = raw_after(tmp_path, msg)
     assert raw.stdout_tail == "o" * 3997 + "END"
     assert raw.stderr_tail == "e" * 3997 + "ERR"
     assert raw.faults == "f" * 7995 + "FAULT"
@@ -251,9 +250,7 @@ def test_raw_keeps_the_tails_and_the_last_cell_line(tmp_path: Path) -> None:
 def test_raw_keeps_a_record_only_beside_a_status(tmp_path: Path, status: Any) -> None:
     for name in ("stdout.txt", "stderr.txt", "faults.txt", "progress.txt"):
         (tmp_path / name).write_text("")
-    msg = {"status": status, "record": {"claims": []}}
-    proc = cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=0))
-    raw = runner._raw(proc, tmp_path, msg, timed_out=False, duration=1.0, stray=0)
+    raw = raw_after(tmp_path, {"status": status, "record": {"claims": []}})
     assert (raw.status, raw.record) == (None, None)
 
 
@@ -263,14 +260,7 @@ def test_raw_without_a_readable_progress_line_says_line_0(tmp_path: Path, progre
         (tmp_path / name).write_text("")
     if progress is not None:
         (tmp_path / "progress.txt").write_text(progress)
-    raw = runner._raw(
-        cast("subprocess.Popen[bytes]", SimpleNamespace(returncode=1)),
-        tmp_path,
-        None,
-        timed_out=False,
-        duration=1.0,
-        stray=0,
-    )
+    raw = raw_after(tmp_path, None, returncode=1)
     assert (raw.last_cell_line, raw.status, raw.record, raw.returncode) == (0, None, None, 1)
 
 
