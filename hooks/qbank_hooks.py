@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,12 @@ from qbank import preview
 from qbank.build import CARDS, take_preloaded
 from qbank.cards.cache import CARDS_DIR, prune
 from qbank.cards.pages import card_job
-from qbank.cards.pool import CardDrawing
+from qbank.cards.pool import CardDrawing, start_method, usable_cpus
 from qbank.corpus import load_corpus
 from qbank.deploy.headers import csp_for_site, write_host_files
-from qbank.mathml.render import MathError, render_math
 from qbank.offer.model import load_shop
+from qbank.pagepool.content import PageDone, PageWork, page_content
+from qbank.pagepool.pool import PagePool, WorkerFailed, wanted
 from qbank.paywall import site as paywall
 from qbank.paywall.csp import SiteHashes
 from qbank.practice.site import asset_files
@@ -65,6 +67,15 @@ def on_files(files: Files, config: Any) -> Files:
     for dest, source in _STATE["practice_assets"]:  # drills: Pyodide and the test harness, from this origin
         files.append(File.generated(config, dest, abs_src_path=str(source)))
     session = _STATE["preview"]
+    # each page's content work (sanitizing, MathML, sealing, its search document) in a worker while the next
+    # pages' Markdown renders here; forked first, while this process has one thread and no service to inherit
+    _stop_page_work()
+    _STATE.pop("page_content", None)
+    if not session and wanted(len(files.documentation_pages()), usable_cpus(), start_method(),
+                              len(config.plugins.events["page_content"])):
+        _STATE["page_work"] = PagePool(lambda work: page_content(work, config, _STATE["settings"].seal_token))
+        _STATE["page_failures"] = []
+        _STATE["page_content"] = {}
     if session:
         for slug in preview.broken_questions(session):  # a page to carry the banner
             files.append(File.generated(config, f"questions/{slug}.md", content=preview.stub_markdown(slug)))
@@ -97,6 +108,12 @@ def _cancel_cards() -> None:
         drawing.cancel()
 
 
+def _stop_page_work() -> None:
+    pool: PagePool[PageWork, PageDone, Any] | None = _STATE.pop("page_work", None)
+    if pool is not None:
+        pool.close()
+
+
 def _cancel_search() -> None:
     search: SearchStream | None = _STATE.pop("search", None)
     if search is not None:
@@ -104,8 +121,20 @@ def _cancel_search() -> None:
 
 
 def on_env(env: Any, config: Any, files: Files) -> Any:
-    """Every page has been read: the hand-written pages' cards join the generated ones', and where every page was
-    indexed from its content, Pagefind builds the index while the templates render."""
+    """Every page has been read: the content work left to the worker is taken (a page it refused fails the
+    build here, with every other page it refused), the hand-written pages' cards join the generated ones', and
+    where every page was indexed from its content, Pagefind builds the index while the templates render."""
+    pool: PagePool[PageWork, PageDone, Any] | None = _STATE.get("page_work")
+    if pool is not None:
+        try:
+            for page, done in pool.rest():
+                _take(done, page, config)
+        except WorkerFailed as exc:
+            raise PluginError(f"page content: {exc}") from exc
+        finally:
+            _stop_page_work()
+        if _STATE["page_failures"]:
+            raise PluginError("\n".join(_STATE["page_failures"]))
     _add_cards()
     search: SearchStream | None = _STATE.get("search")
     if search is not None and _STATE["early_search"]:
@@ -126,8 +155,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     return with_crumbs(markdown, meta)
 
 
+@event_priority(100)  # first: no other handler sees a page whose sealed content is not set yet
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
-    """Expose the page's title and head tags to the theme override."""
+    """Set the content of a page sealed by the worker (mkdocs sets each page's content to what on_page_content
+    returned, so it is set here, in the second pass); expose the page's title and head tags to the theme."""
+    sealed: str | None = _STATE.get("page_content", {}).pop(page.file.src_uri, None)
+    if sealed is not None:
+        page.content = sealed
+    elif "page_content" in _STATE and not page.content and not _STATE["preview"]:
+        raise PluginError(f"{page.file.src_uri}: its sealed content never came back")  # never published empty
     meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)
     if page.meta.get("description"):
         # the theme writes it into `<meta name="description" content="...">` as is, quotes and all
@@ -171,30 +207,60 @@ def on_post_build(config: Any) -> None:
 
 
 def on_build_error(error: Exception) -> None:
-    """A failed build stops its card workers and its search service."""
+    """A failed build stops its page and card workers and its search service."""
+    _stop_page_work()
     _cancel_cards()
     _cancel_search()
 
 
 @event_priority(100)  # first: later plugins, and search (on_page_context), only ever see sealed HTML
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
-    """Replace premium sections by placeholders; their ciphertext is written after the build."""
-    try:
-        html = paywall.on_page_content(html, page, config, _STATE["settings"].seal_token)
-        html = render_math(html)  # math outside the answer parts (hand-written pages); the parts' is done
-    except (paywall.PaywallBuildError, MathError) as exc:
-        raise PluginError(f"{page.file.src_uri}: {exc}" if isinstance(exc, MathError) else str(exc)) from exc
-    session = _STATE["preview"]
-    html = preview.banner_for(session, page.file.src_uri) + html if session else html
+    """Replace premium sections by placeholders; their ciphertext is written after the build. With a page
+    worker, the page is handed over and its content set when the result comes back (by ``on_env`` at the
+    latest): until then it is empty, never the unsealed HTML."""
     search: SearchStream | None = _STATE.get("search")
-    if search is not None and _STATE["early_search"]:
-        if not indexed_early(page.meta):  # another template, or dates: indexed as written, the index at the end
-            _STATE["early_search"] = False
-        elif not (page.meta.get("search") or {}).get("exclude"):  # excluded: main.html gives it no body
-            meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)  # what on_page_context gives the theme
-            search.add(page.file.dest_uri, indexed_document(html, page.title, config["site_name"],
-                                                            search_label(meta.kind) if meta else None))
+    early = search is not None and _STATE["early_search"]
+    if early and not indexed_early(page.meta):  # another template, or dates: indexed as written, the index at the end
+        _STATE["early_search"] = early = False
+    indexed = early and not (page.meta.get("search") or {}).get("exclude")  # excluded: main.html gives it no body
+    meta: PageMeta | None = _STATE["meta"].get(page.file.src_uri)  # what on_page_context gives the theme
+    work = PageWork(page.file.src_uri, page.url, html, page.title, search_label(meta.kind) if meta else None,
+                    indexed)
+    pool: PagePool[PageWork, PageDone, Any] | None = _STATE.get("page_work")
+    if pool is not None:
+        try:
+            for ready, done in pool.ready():
+                _take(done, ready, config)
+        except WorkerFailed as exc:
+            raise PluginError(f"page content: {exc}") from exc
+        pool.submit(work, page)
+        return ""  # what mkdocs keeps as the content until on_page_context sets the sealed one
+    session = _STATE["preview"]
+    # in preview the banner goes in first, then the page is indexed with it
+    done = page_content(replace(work, document=False) if session else work, config, _STATE["settings"].seal_token)
+    if done.error is not None or done.sealed is None:
+        raise PluginError(done.error or f"{page.file.src_uri}: not sealed")
+    html = paywall.take_sealed(done.sealed, page, config)
+    if session:  # the banner is part of what the preview indexes
+        html = preview.banner_for(session, page.file.src_uri) + html
+        if indexed and search is not None:
+            search.add(page.file.dest_uri, indexed_document(html, page.title, config["site_name"], work.kind))
+    elif done.document is not None and search is not None:
+        search.add(page.file.dest_uri, done.document)
     return html
+
+
+def _take(done: PageDone, page: Any, config: Any) -> None:
+    """A page's content work, back from the worker: its sealed content is kept for on_page_context, its ciphertext
+    and plaintext go to the build, its search document to Pagefind (unless a later page switched the site to
+    indexing pages as written); a page refused is noted for ``on_env``."""
+    if done.error is not None or done.sealed is None:
+        _STATE["page_failures"].append(done.error or f"{page.file.src_uri}: not sealed")
+        return
+    _STATE["page_content"][page.file.src_uri] = paywall.take_sealed(done.sealed, page, config)
+    search: SearchStream | None = _STATE.get("search")
+    if done.document is not None and search is not None and _STATE["early_search"]:
+        search.add(page.file.dest_uri, done.document)
 
 
 @event_priority(-100)  # last: the policy hashes the inline scripts of the final page

@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 from ..atomic import write_atomic
 from ..problems import Problem, error, warning
 from .csp import SiteHashes, add_csp, content_scripts
-from .encrypt import CiphertextFile, PremiumFragment, premium_regions, seal_page
+from .encrypt import CiphertextFile, PremiumFragment, SealedPage, premium_regions, seal_page
 from .recipient import ENV_RECIPIENT, SealError, load_public, seal
 from .release import Release
 
@@ -129,25 +129,36 @@ def _prune(items: list[Any], hidden: set[str]) -> list[Any]:
     return kept
 
 
-def on_page_content(html: str, page: Any, config: Any, token: str = "") -> str:
-    """Sanitize the page's answer parts, seal its premium ones and drop their inner headings from the TOC.
-
-    ``token`` is the build's region token (``Settings.seal_token``) the renderer marked the parts with.
-    """
+def sealed_content(html: str, src_uri: str, page_url: str, config: Any, token: str = "") -> SealedPage:
+    """A page's content with its answer parts sanitized and its premium ones sealed; changes nothing else, so it
+    may run in another process (``qbank.pagepool``). ``token`` is the build's region token
+    (``Settings.seal_token``) the renderer marked the parts with."""
     build = current(config)
     try:
         if premium_regions(html, token) and not build.enabled:
-            raise PaywallBuildError(f"{page.file.src_uri}: premium sections on a page while the paywall is disabled")
-        sealed = seal_page(html, page_path(config, page.url), build.release, token, buy_url=build.buy_url)
+            raise PaywallBuildError(f"{src_uri}: premium sections on a page while the paywall is disabled")
+        sealed = seal_page(html, page_path(config, page_url), build.release, token, buy_url=build.buy_url)
     except ValueError as exc:
-        raise PaywallBuildError(f"{page.file.src_uri}: {exc}") from exc
+        raise PaywallBuildError(f"{src_uri}: {exc}") from exc
     if content_scripts(sealed.html):
-        raise PaywallBuildError(f"{page.file.src_uri}: page content may not contain <script> (CSP forbids it)")
+        raise PaywallBuildError(f"{src_uri}: page content may not contain <script> (CSP forbids it)")
+    return sealed
+
+
+def take_sealed(sealed: SealedPage, page: Any, config: Any) -> str:
+    """Keep a sealed page's ciphertext and plaintext (for the leak scan) in the build, and drop its premium
+    sections' inner headings from the page's table of contents; returns the content to publish."""
+    build = current(config)
     build.files.extend(sealed.files)
     build.fragments.extend(sealed.fragments)
     if sealed.hidden_ids and getattr(page, "toc", None) is not None:
         page.toc.items = _prune(list(page.toc.items), sealed.hidden_ids)
     return sealed.html
+
+
+def on_page_content(html: str, page: Any, config: Any, token: str = "") -> str:
+    """Sanitize the page's answer parts, seal its premium ones and drop their inner headings from the TOC."""
+    return take_sealed(sealed_content(html, page.file.src_uri, page.url, config, token), page, config)
 
 
 def on_post_page(output: str, config: Any = None, seen: SiteHashes | None = None, path: str = "") -> str:
