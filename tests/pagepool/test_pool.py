@@ -148,3 +148,20 @@ def test_the_worker_starts_with_the_parents_state() -> None:
         assert list(workers.rest()) == [(None, state["key"])]
     finally:
         workers.close()
+
+
+def test_close_ends_the_worker_even_when_a_later_fork_holds_its_pipe() -> None:
+    """The card workers are forked after the page worker and inherit its pipes: the worker must still be told to
+    stop (a ``None``), not left to wait for an end of pipe that never comes (and then be killed)."""
+    done: PagePool[int, int, int] = PagePool(lambda i: i + 1)
+    hold = FORK.Event()
+    later = FORK.Process(target=hold.wait, args=(60,))
+    later.start()
+    try:
+        done.submit(1, 0)
+        assert list(done.rest()) == [(0, 2)]
+        done.close()
+        assert done._process.exitcode == 0
+    finally:
+        hold.set()
+        later.join()

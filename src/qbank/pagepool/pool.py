@@ -8,15 +8,21 @@ rendered every page (``rest``), before any template is rendered.
 
 The worker is forked, so it starts with the build's state (its release key, settings, memos) and imports
 nothing again; the caller forks it only from a process with one thread (``qbank.cards.pool.start_method``).
-Items and results travel through two ``multiprocessing`` queues, whose feeder threads write in the background,
-so neither side can block the other with a large page. The worker is a direct child: once joined its CPU time
-is in the build's ``RUSAGE_CHILDREN``.
+Items and results travel as length-framed pickles through two pipes that this process writes and reads
+without ever waiting (what a full pipe does not take is kept and written at the next call): no thread of
+this process competes with the build for the interpreter lock, and neither side can block the other with a
+large page. The worker is a direct child: once joined its CPU time is in the build's ``RUSAGE_CHILDREN``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import multiprocessing
-import queue
+import os
+import pickle
+import select
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -27,6 +33,10 @@ Tag = TypeVar("Tag")
 
 POLL = 1.0
 """Seconds between checks that the worker is still alive while waiting for a result."""
+PIPE_SIZE = 1 << 20
+"""Bytes each pipe holds (Linux's default most): a few pages in flight without a wake-up per 64 KiB."""
+FRAME = struct.Struct(">Q")
+READ = 1 << 20
 
 
 class WorkerFailed(RuntimeError):
@@ -40,30 +50,75 @@ class Crashed:
     message: str
 
 
-def _serve(work: Callable[[Any], Any], jobs: Any, results: Any) -> None:
-    """The worker's loop: do each item's work, in order, until the ``None`` that ends it."""
-    while (job := jobs.get()) is not None:
+def _frame(value: object) -> bytes:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return FRAME.pack(len(data)) + data
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from a blocking descriptor; None at its end."""
+    parts: list[bytes] = []
+    while size:
+        chunk = os.read(fd, min(size, READ))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _serve(work: Callable[[Any], Any], jobs: int, results: int) -> None:
+    """The worker's loop: do each item's work, in order, until the ``None`` (or the end of the pipe) that ends
+    it."""
+    while (head := _read_exactly(jobs, FRAME.size)) is not None:
+        body = _read_exactly(jobs, FRAME.unpack(head)[0])
+        job = pickle.loads(body) if body is not None else None
+        if job is None:
+            return
         number, item = job
         try:
             out = work(item)
         except Exception as exc:  # handed back, so the build fails with a message instead of waiting forever
             out = Crashed(f"{type(exc).__name__}: {exc}")
-        results.put((number, out))
+        _write_all(results, _frame((number, out)))
+
+
+def _widen(fd: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not Linux, or a lower limit: only more wake-ups
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
 
 
 class PagePool(Generic[Item, Result, Tag]):
     """``work`` done in one forked worker; results come back with the caller's tag, in submission order."""
 
     def __init__(self, work: Callable[[Item], Result]) -> None:
+        job_read, self._jobs = os.pipe()
+        self._results, result_write = os.pipe()
+        for fd in (self._jobs, self._results):
+            _widen(fd)
         context = multiprocessing.get_context("fork")
-        self._jobs: Any = context.Queue()
-        self._results: Any = context.Queue()
-        self._process = context.Process(target=_serve, args=(work, self._jobs, self._results), daemon=True,
+        self._process = context.Process(target=_serve, args=(work, job_read, result_write), daemon=True,
                                         name="qbank-pages")
-        self._process.start()
+        try:
+            self._process.start()
+        finally:
+            os.close(job_read)
+            os.close(result_write)
+        os.set_blocking(self._jobs, False)
+        os.set_blocking(self._results, False)
+        self._unsent = bytearray()
+        self._received = bytearray()
         self._tags: list[Tag] = []
         self._done: dict[int, Result] = {}
         self._taken = 0
+        self._closed = False
+        self._ended = False
 
     @property
     def outstanding(self) -> int:
@@ -71,32 +126,57 @@ class PagePool(Generic[Item, Result, Tag]):
         return len(self._tags) - self._taken
 
     def submit(self, item: Item, tag: Tag) -> None:
-        """Hand ``item`` to the worker; its result comes back with ``tag``."""
-        self._jobs.put((len(self._tags), item))
+        """Hand ``item`` to the worker (written now as far as the pipe takes it); its result comes back with
+        ``tag``."""
+        self._unsent += _frame((len(self._tags), item))
         self._tags.append(tag)
+        self._send()
 
     def ready(self) -> Iterator[tuple[Tag, Result]]:
         """The results that have come back, without waiting, as long as they follow the last one taken."""
-        while True:
-            try:
-                number, out = self._results.get_nowait()
-            except queue.Empty:
-                break
-            self._done[number] = out
+        self._send()
+        self._receive()
         yield from self._in_order()
 
     def rest(self) -> Iterator[tuple[Tag, Result]]:
         """Every result not taken yet, in order, waiting for each; ``WorkerFailed`` when the worker has died."""
         yield from self.ready()
         while self.outstanding:
+            if self._ended:
+                self._process.join(timeout=POLL)
+                raise WorkerFailed(f"the page worker stopped (exit code {self._process.exitcode})")
+            readable, writable, _ = select.select([self._results], [self._jobs] if self._unsent else [], [], POLL)
+            if not readable and not writable and not self._process.is_alive():
+                raise WorkerFailed(f"the page worker stopped (exit code {self._process.exitcode})")
+            yield from self.ready()
+
+    def _send(self) -> None:
+        while self._unsent:
             try:
-                number, out = self._results.get(timeout=POLL)
-            except queue.Empty:
-                if not self._process.is_alive():
-                    raise WorkerFailed(f"the page worker stopped (exit code {self._process.exitcode})") from None
-                continue
+                written = os.write(self._jobs, self._unsent[:PIPE_SIZE])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise WorkerFailed(f"the page worker stopped (exit code {self._process.exitcode})") from None
+            del self._unsent[:written]
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._results, READ)
+            except BlockingIOError:
+                break
+            if not chunk:  # the worker has exited: what it wrote is all there is
+                self._ended = True
+                break
+            self._received += chunk
+        while len(self._received) >= FRAME.size:
+            size = FRAME.unpack_from(self._received)[0]
+            if len(self._received) < FRAME.size + size:
+                break
+            number, out = pickle.loads(self._received[FRAME.size:FRAME.size + size])
+            del self._received[:FRAME.size + size]
             self._done[number] = out
-            yield from self._in_order()
 
     def _in_order(self) -> Iterator[tuple[Tag, Result]]:
         while self._taken in self._done:
@@ -109,18 +189,21 @@ class PagePool(Generic[Item, Result, Tag]):
 
     def close(self) -> None:
         """Stop the worker: at once when results are still owed (a failed build), else after its last item."""
-        if self._process.is_alive():
-            if self.outstanding:
-                self._process.terminate()
-            else:
-                self._jobs.put(None)
+        if self._closed:
+            return
+        self._closed = True
+        if self._process.is_alive() and self.outstanding:
+            self._process.terminate()
+        elif self._process.is_alive():  # the None that ends its loop (processes forked since hold the pipe too)
+            os.set_blocking(self._jobs, True)
+            with contextlib.suppress(BrokenPipeError):
+                _write_all(self._jobs, bytes(self._unsent) + _frame(None))
+        os.close(self._jobs)
         self._process.join(timeout=10)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
-        for q in (self._jobs, self._results):
-            q.close()
-            q.cancel_join_thread()
+        os.close(self._results)
 
 
 MIN_PAGES = 64
