@@ -1,0 +1,198 @@
+"""Lines of text from glyphs rasterised once: the same coverage as Pillow's ``ImageDraw.text``, cheaper.
+
+Pillow renders a line by shaping it (Raqm), then drawing each glyph's FreeType bitmap at the pen position
+rounded to a whole pixel, overlapping glyphs combined "over" (``a + t * (255 - a) / 255``). A :class:`Face`
+does the same from memory: each unit of text (a character with its combining marks, or a run of them that the
+font joins into one glyph, such as "fi") is rasterised once by Pillow and kept with its advance; a line's pen
+positions are the sum of the advances plus the pair kerning that Pillow's own layout applies
+(``getlength(a + b) - getlength(a) - getlength(b)``, remembered per pair). Whether two units join is decided
+once per pair by comparing Pillow's rendering of the pair with the two glyphs laid side by side.
+
+A line with right-to-left or explicit-direction characters, or a line break, is drawn by Pillow itself:
+reordering is not modelled here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+PILLOW_DRAWN = frozenset({"R", "AL", "AN", "LRE", "LRO", "RLE", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI", "B"})
+"""Bidirectional classes that make Pillow reorder a line (and "B", a paragraph break)."""
+
+Coverage = np.ndarray
+"""A uint16 array of coverage, 0 to 255."""
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """A unit's coverage cropped to its ink, where it sits from the pen (``left``) and the baseline (``top``,
+    negative above), and its advance in 1/64 pixel."""
+
+    mask: np.ndarray
+    left: int
+    top: int
+    advance: int
+
+
+def units(text: str) -> list[str]:
+    """Characters with the combining marks, joiners and variation selectors that follow them."""
+    out: list[str] = []
+    for char in text:
+        if out and unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            out[-1] += char
+        else:
+            out.append(char)
+    return out
+
+
+def pillow_drawn(text: str) -> bool:
+    """Whether Pillow may reorder ``text`` (or break it into lines): such text is drawn by Pillow itself."""
+    return any(unicodedata.bidirectional(char) in PILLOW_DRAWN or char in "\r\n" for char in text)
+
+
+def over(target: np.ndarray, mask: np.ndarray) -> None:
+    """Pillow's combination of a glyph with what is already there: ``mask + target * (255 - mask) / 255``,
+    rounded as Pillow rounds (``MULDIV255``), in place. Both uint16."""
+    tmp = target * (255 - mask) + 128
+    tmp += tmp >> 8
+    tmp >>= 8
+    tmp += mask
+    np.minimum(tmp, 255, out=target)
+
+
+class Face:
+    """One font at one size, with its glyphs, advances, kerning and joins remembered."""
+
+    def __init__(self, font: ImageFont.FreeTypeFont) -> None:
+        self.font = font
+        self.glyphs: dict[str, Glyph] = {}
+        self.kerning: dict[tuple[str, str], int] = {}
+        self.joined: dict[tuple[str, ...], bool] = {}
+        top_from_la = font.getmask2("H", "L", anchor="la")[1][1]
+        top_from_ls = font.getmask2("H", "L", anchor="ls")[1][1]
+        self.ascent = top_from_la - top_from_ls
+        """From the top of a line (Pillow's default anchor, "la") down to its baseline."""
+
+    def glyph(self, unit: str) -> Glyph:
+        found = self.glyphs.get(unit)
+        if found is None:
+            image, (left, top) = self.font.getmask2(unit, "L", anchor="ls")
+            width, height = image.size
+            mask = np.asarray(image, np.uint8).reshape(height, width) if width and height else np.zeros((0, 0))
+            rows, cols = np.nonzero(mask)
+            if rows.size:
+                r0, r1, c0, c1 = int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1
+                mask, left, top = mask[r0:r1, c0:c1], left + c0, top + r0
+            else:
+                mask = np.zeros((0, 0))
+            advance = round(self.font.getlength(unit) * 64)
+            found = self.glyphs[unit] = Glyph(mask.astype(np.uint16), left, top, advance)
+        return found
+
+    def kern(self, a: str, b: str) -> int:
+        """The pair's kerning in 1/64 pixel, as Pillow's layout applies it."""
+        found = self.kerning.get((a, b))
+        if found is None:
+            found = round(self.font.getlength(a + b) * 64) - self.glyph(a).advance - self.glyph(b).advance
+            self.kerning[a, b] = found
+        return found
+
+    def joins(self, parts: tuple[str, ...]) -> bool:
+        """Whether Pillow draws ``parts`` otherwise than laid side by side from their own glyphs: the font joins
+        them (a ligature such as "fi" or "ffi"). Decided once per sequence by drawing it both ways."""
+        if any(part.isspace() for part in parts):
+            return False
+        found = self.joined.get(parts)
+        if found is None:
+            size = int(self.font.size)
+            width = 4 * size + sum(max(1, self.glyph(part).mask.shape[1]) for part in parts)
+            apart = np.zeros((5 * size, width), np.uint16)
+            together = np.zeros_like(apart)
+            pen = 0
+            for i, part in enumerate(parts):
+                glyph = self.glyph(part)
+                if glyph.mask.size:
+                    draw_glyph(apart, glyph.mask, 2 * size + ((pen + 32) >> 6) + glyph.left, 3 * size + glyph.top)
+                pen += glyph.advance + (self.kern(part, parts[i + 1]) if i + 1 < len(parts) else 0)
+            image, (left, top) = self.font.getmask2("".join(parts), "L", anchor="ls")
+            if image.size[0] and image.size[1]:
+                whole = np.asarray(image, np.uint8).reshape(image.size[1], image.size[0]).astype(np.uint16)
+                draw_glyph(together, whole, 2 * size + left, 3 * size + top)
+            found = self.joined[parts] = not np.array_equal(apart, together)
+        return found
+
+    def layout(self, text: str) -> tuple[list[str], list[int]]:
+        """The line's units and their pen positions in 1/64 pixel. Where the font joins two or three units
+        into one glyph, they are one unit (the longest first, as the font's ligatures are applied)."""
+        parts = units(text)
+        merged: list[str] = []
+        i = 0
+        while i < len(parts):
+            pair = tuple(parts[i:i + 2])
+            take = 1
+            if len(parts) - i >= 3 and (self.joins(pair) or self.joins(tuple(parts[i + 1:i + 3]))):
+                take = 3 if self.joins(tuple(parts[i:i + 3])) else 2 if self.joins(pair) else 1
+            elif len(pair) == 2 and self.joins(pair):
+                take = 2
+            merged.append("".join(parts[i:i + take]))
+            i += take
+        pens: list[int] = []
+        pen = 0
+        for i, unit in enumerate(merged):
+            pens.append(pen)
+            pen += self.glyph(unit).advance
+            if i + 1 < len(merged):
+                pen += self.kern(unit, merged[i + 1])
+        return merged, pens
+
+    def length(self, text: str) -> float:
+        """The line's advance in pixels, as ``ImageFont.getlength`` gives it."""
+        if pillow_drawn(text):
+            return float(self.font.getlength(text))
+        merged, pens = self.layout(text)
+        return (pens[-1] + self.glyph(merged[-1]).advance) / 64 if merged else 0.0
+
+
+def draw_glyph(target: np.ndarray, mask: np.ndarray, x: int, y: int) -> tuple[int, int, int, int] | None:
+    """Combine ``mask`` into ``target`` at (x, y), clipped to it; returns the box drawn (rows, then columns)."""
+    height, width = mask.shape
+    r0, c0 = max(y, 0), max(x, 0)
+    r1, c1 = min(y + height, target.shape[0]), min(x + width, target.shape[1])
+    if r0 >= r1 or c0 >= c1:
+        return None
+    region = target[r0:r1, c0:c1]
+    part = mask[r0 - y:r1 - y, c0 - x:c1 - x]
+    if region.any():
+        over(region, part)
+    else:
+        region[...] = part
+    return r0, r1, c0, c1
+
+
+def draw_text(target: np.ndarray, face: Face, xy: tuple[int, int], text: str) -> list[tuple[int, int, int, int]]:
+    """Draw a line into a coverage canvas as ``ImageDraw.text(xy, text)`` would (anchor "la"); returns the
+    boxes drawn."""
+    x, y = xy
+    if pillow_drawn(text):
+        layer = Image.new("L", (target.shape[1], target.shape[0]))
+        ImageDraw.Draw(layer).text(xy, text, font=face.font, fill=255)
+        drawn = np.asarray(layer, np.uint8).reshape(target.shape).astype(np.uint16)
+        over(target, drawn)
+        rows, cols = np.nonzero(drawn)
+        if not rows.size:
+            return []
+        return [(int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1)]
+    merged, pens = face.layout(text)
+    baseline = y + face.ascent
+    boxes = []
+    for unit, pen in zip(merged, pens, strict=True):
+        glyph = face.glyph(unit)
+        if glyph.mask.size:
+            box = draw_glyph(target, glyph.mask, x + ((pen + 32) >> 6) + glyph.left, baseline + glyph.top)
+            if box is not None:
+                boxes.append(box)
+    return boxes
