@@ -1,12 +1,17 @@
 """Lines of text from glyphs rasterised once: the same coverage as Pillow's ``ImageDraw.text``, cheaper.
 
-Pillow renders a line by shaping it (Raqm), then drawing each glyph's FreeType bitmap at the pen position
+Pillow renders a line by shaping it (Raqm), then drawing each glyph's FreeType bitmap at its pen position
 rounded to a whole pixel, overlapping glyphs combined "over" (``a + t * (255 - a) / 255``). A :class:`Face`
-does the same from memory: each unit of text (a character with its combining marks, or a run of them that the
-font joins into one glyph, such as "fi") is rasterised once by Pillow and kept with its advance; a line's pen
-positions are the sum of the advances plus the pair kerning that Pillow's own layout applies
-(``getlength(a + b) - getlength(a) - getlength(b)``, remembered per pair). Whether two units join is decided
-once per pair by comparing Pillow's rendering of the pair with the two glyphs laid side by side.
+does the same from memory:
+
+- a unit (a character with the combining marks and joiners after it) is rasterised once by Pillow and kept with
+  its advance; a unit of several characters, which may be several glyphs, once per 64th of a pixel its pen
+  starts at, so each of its glyphs is rounded as in the line;
+- a word's pen positions are the units' advances plus the pair kerning that Pillow's layout applies
+  (``getlength(a + b) - getlength(a) - getlength(b)``, remembered per pair); a word is checked once against
+  Pillow's own drawing of it, and one that differs (a ligature such as "fi", a contextual form) becomes a
+  single unit;
+- a line is its words laid out once each, joined by spaces with the kerning on either side.
 
 A line with right-to-left or explicit-direction characters, or a line break, is drawn by Pillow itself:
 reordering is not modelled here.
@@ -69,18 +74,20 @@ class Face:
 
     def __init__(self, font: ImageFont.FreeTypeFont) -> None:
         self.font = font
-        self.glyphs: dict[str, Glyph] = {}
+        self.glyphs: dict[tuple[str, int], Glyph] = {}
         self.kerning: dict[tuple[str, str], int] = {}
-        self.joined: dict[tuple[str, ...], bool] = {}
+        self.words: dict[str, tuple[list[str], list[int], int]] = {}
         top_from_la = font.getmask2("H", "L", anchor="la")[1][1]
         top_from_ls = font.getmask2("H", "L", anchor="ls")[1][1]
         self.ascent = top_from_la - top_from_ls
         """From the top of a line (Pillow's default anchor, "la") down to its baseline."""
 
-    def glyph(self, unit: str) -> Glyph:
-        found = self.glyphs.get(unit)
+    def glyph(self, unit: str, start: int = 0) -> Glyph:
+        """A unit drawn by Pillow from a pen ``start`` 64ths of a pixel past a whole pixel (0 for single glyphs,
+        whose place is the pen rounded to a whole pixel)."""
+        found = self.glyphs.get((unit, start))
         if found is None:
-            image, (left, top) = self.font.getmask2(unit, "L", anchor="ls")
+            image, (left, top) = self.font.getmask2(unit, "L", anchor="ls", start=(start / 64, 0))
             width, height = image.size
             mask = np.asarray(image, np.uint8).reshape(height, width) if width and height else np.zeros((0, 0))
             rows, cols = np.nonzero(mask)
@@ -90,8 +97,14 @@ class Face:
             else:
                 mask = np.zeros((0, 0))
             advance = round(self.font.getlength(unit) * 64)
-            found = self.glyphs[unit] = Glyph(mask.astype(np.uint16), left, top, advance)
+            found = self.glyphs[unit, start] = Glyph(mask.astype(np.uint16), left, top, advance)
         return found
+
+    def place(self, unit: str, pen: int) -> tuple[Glyph, int]:
+        """The unit's glyph at ``pen`` (1/64 pixel) and the whole pixel its ``left`` counts from."""
+        if len(unit) > 1:  # maybe several glyphs: each rounded from its own pen, as Pillow does
+            return self.glyph(unit, pen & 63), pen >> 6
+        return self.glyph(unit), (pen + 32) >> 6
 
     def kern(self, a: str, b: str) -> int:
         """The pair's kerning in 1/64 pixel, as Pillow's layout applies it."""
@@ -101,52 +114,56 @@ class Face:
             self.kerning[a, b] = found
         return found
 
-    def joins(self, parts: tuple[str, ...]) -> bool:
-        """Whether Pillow draws ``parts`` otherwise than laid side by side from their own glyphs: the font joins
-        them (a ligature such as "fi" or "ffi"). Decided once per sequence by drawing it both ways."""
-        if any(part.isspace() for part in parts):
-            return False
-        found = self.joined.get(parts)
+    def word(self, word: str) -> tuple[list[str], list[int], int]:
+        """A word's units, their pen positions from the word's start and its advance, in 1/64 pixel; remembered.
+        A word that Pillow draws otherwise than its units side by side (a ligature such as "fi", a contextual
+        form) is one unit."""
+        found = self.words.get(word)
         if found is None:
-            size = int(self.font.size)
-            width = 4 * size + sum(max(1, self.glyph(part).mask.shape[1]) for part in parts)
-            apart = np.zeros((5 * size, width), np.uint16)
-            together = np.zeros_like(apart)
+            parts = units(word)
+            pens: list[int] = []
             pen = 0
-            for i, part in enumerate(parts):
-                glyph = self.glyph(part)
-                if glyph.mask.size:
-                    draw_glyph(apart, glyph.mask, 2 * size + ((pen + 32) >> 6) + glyph.left, 3 * size + glyph.top)
-                pen += glyph.advance + (self.kern(part, parts[i + 1]) if i + 1 < len(parts) else 0)
-            image, (left, top) = self.font.getmask2("".join(parts), "L", anchor="ls")
-            if image.size[0] and image.size[1]:
-                whole = np.asarray(image, np.uint8).reshape(image.size[1], image.size[0]).astype(np.uint16)
-                draw_glyph(together, whole, 2 * size + left, 3 * size + top)
-            found = self.joined[parts] = not np.array_equal(apart, together)
+            for i, unit in enumerate(parts):
+                if i:
+                    pen += self.kern(parts[i - 1], unit)
+                pens.append(pen)
+                pen += self.glyph(unit).advance
+            if len(parts) > 1 and not self.same_as_pillow(word, parts, pens):
+                parts, pens, pen = [word], [0], self.glyph(word).advance
+            found = self.words[word] = (parts, pens, pen)
         return found
 
+    def same_as_pillow(self, text: str, parts: list[str], pens: list[int]) -> bool:
+        """Whether ``parts`` at ``pens`` give exactly Pillow's drawing of ``text``."""
+        size = int(self.font.size)
+        apart = np.zeros((5 * size, 4 * size + (pens[-1] >> 6) + 2 * sum(g.mask.shape[1] for g in map(self.glyph, parts))), np.uint16)
+        together = np.zeros_like(apart)
+        for part, pen in zip(parts, pens, strict=True):
+            glyph, place = self.place(part, pen)
+            if glyph.mask.size:
+                draw_glyph(apart, glyph.mask, 2 * size + place + glyph.left, 3 * size + glyph.top)
+        image, (left, top) = self.font.getmask2(text, "L", anchor="ls")
+        if image.size[0] and image.size[1]:
+            whole = np.asarray(image, np.uint8).reshape(image.size[1], image.size[0]).astype(np.uint16)
+            draw_glyph(together, whole, 2 * size + left, 3 * size + top)
+        return bool(np.array_equal(apart, together))
+
     def layout(self, text: str) -> tuple[list[str], list[int]]:
-        """The line's units and their pen positions in 1/64 pixel. Where the font joins two or three units
-        into one glyph, they are one unit (the longest first, as the font's ligatures are applied)."""
-        parts = units(text)
+        """The line's units and their pen positions in 1/64 pixel: its words (split at spaces) laid out once
+        each, joined by the space's advance and the kerning on either side of it."""
         merged: list[str] = []
-        i = 0
-        while i < len(parts):
-            pair = tuple(parts[i:i + 2])
-            take = 1
-            if len(parts) - i >= 3 and (self.joins(pair) or self.joins(tuple(parts[i + 1:i + 3]))):
-                take = 3 if self.joins(tuple(parts[i:i + 3])) else 2 if self.joins(pair) else 1
-            elif len(pair) == 2 and self.joins(pair):
-                take = 2
-            merged.append("".join(parts[i:i + take]))
-            i += take
         pens: list[int] = []
         pen = 0
-        for i, unit in enumerate(merged):
-            pens.append(pen)
-            pen += self.glyph(unit).advance
-            if i + 1 < len(merged):
-                pen += self.kern(unit, merged[i + 1])
+        for k, piece in enumerate(text.split(" ")):
+            for token in (" ", piece) if k else (piece,):
+                parts, offsets, advance = self.word(token)
+                if not parts:
+                    continue
+                if merged:
+                    pen += self.kern(merged[-1], parts[0])
+                merged += parts
+                pens += [pen + offset for offset in offsets]
+                pen += advance
         return merged, pens
 
     def length(self, text: str) -> float:
@@ -190,9 +207,9 @@ def draw_text(target: np.ndarray, face: Face, xy: tuple[int, int], text: str) ->
     baseline = y + face.ascent
     boxes = []
     for unit, pen in zip(merged, pens, strict=True):
-        glyph = face.glyph(unit)
+        glyph, place = face.place(unit, pen)
         if glyph.mask.size:
-            box = draw_glyph(target, glyph.mask, x + ((pen + 32) >> 6) + glyph.left, baseline + glyph.top)
+            box = draw_glyph(target, glyph.mask, x + place + glyph.left, baseline + glyph.top)
             if box is not None:
                 boxes.append(box)
     return boxes

@@ -22,6 +22,10 @@ LEVEL = 6
 ZLIB_HEADER = b"\x78\x9c"  # deflate, 32 KiB window, default level
 FINAL_EMPTY_BLOCK = b"\x03\x00"  # a last, empty block with fixed codes: ends the deflate stream
 FILTER_NONE, FILTER_UP = 0, 2
+INDEXED_FILTER = FILTER_NONE
+"""Palette rows that differ from the row above are not filtered (the background is index 0, so a row's flat
+stretches are zeros already; differences of indices compress worse)."""
+INDEXED_LEVEL = 2
 
 
 def chunk(kind: bytes, data: bytes) -> bytes:
@@ -29,9 +33,9 @@ def chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def deflate_run(data: bytes) -> bytes:
+def deflate_run(data: bytes, level: int = LEVEL) -> bytes:
     """Raw deflate blocks of ``data`` ending on a full flush, so any such pieces can be joined."""
-    compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -15, 9)
+    compressor = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
     return compressor.compress(data) + compressor.flush(zlib.Z_FULL_FLUSH)
 
 
@@ -54,24 +58,32 @@ def adler_of_repeats(value: int, row_bytes: int, count: int) -> int:
     return (high << 16) | low
 
 
-def filtered_rows(pixels: np.ndarray) -> tuple[np.ndarray, list[bool]]:
-    """The scanlines (one row of bytes per line of ``pixels``) with their filter byte (None for the first row,
-    Up for the others), and which rows equal the row above."""
+def filtered_rows(pixels: np.ndarray, changed: int = FILTER_UP) -> tuple[np.ndarray, list[bool]]:
+    """The scanlines (one row of bytes per line of ``pixels``) with their filter byte, and which rows equal the
+    row above. A row equal to the row above is Up-filtered (all zero after its filter byte); the others take
+    ``changed`` (Up or None), the first row None."""
     height, row_bytes = pixels.shape
     rows = np.empty((height, row_bytes + 1), np.uint8)
-    rows[:, 0] = FILTER_UP
     rows[0, 0] = FILTER_NONE
     rows[0, 1:] = pixels[0]
-    np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
-    changed = np.count_nonzero(rows[1:, 1:], axis=1)
-    return rows, [False, *(int(n) == 0 for n in changed.tolist())]
+    if changed == FILTER_UP:
+        np.subtract(pixels[1:], pixels[:-1], out=rows[1:, 1:])  # modulo 256, as PNG's Up filter defines it
+        same = (np.count_nonzero(rows[1:, 1:], axis=1) == 0).tolist()
+        rows[1:, 0] = FILTER_UP
+    else:
+        repeats = (pixels[1:] == pixels[:-1]).all(axis=1)
+        rows[1:, 1:] = pixels[1:]
+        rows[1:, 0] = np.where(repeats, FILTER_UP, changed)
+        rows[1:][repeats, 1:] = 0
+        same = repeats.tolist()
+    return rows, [False, *same]
 
 
-def image_data(pixels: np.ndarray) -> bytes:
+def image_data(pixels: np.ndarray, changed: int = FILTER_UP, level: int = LEVEL) -> bytes:
     """The zlib stream of the IDAT chunk: runs of rows equal to the row above deflated once per run length and
-    summed unread, the other runs deflated here."""
+    summed unread, the other runs (filtered by ``changed``) deflated here at ``level``."""
     height, row_bytes = pixels.shape
-    rows, same = filtered_rows(pixels)
+    rows, same = filtered_rows(pixels, changed)
     pieces: list[bytes] = []
     adler = 1
     start = 0
@@ -84,7 +96,7 @@ def image_data(pixels: np.ndarray) -> bytes:
             adler = adler_of_repeats(adler, row_bytes, end - start)
         else:
             run = rows[start:end].tobytes()
-            pieces.append(deflate_run(run))
+            pieces.append(deflate_run(run, level))
             adler = zlib.adler32(run, adler)
         start = end
     return ZLIB_HEADER + b"".join(pieces) + FINAL_EMPTY_BLOCK + struct.pack(">I", adler)
@@ -99,7 +111,7 @@ def encode_indexed(indices: np.ndarray, palette: bytes) -> bytes:
     if int(indices.max(initial=0)) >= len(palette) // 3:
         raise ValueError("an index is past the end of the palette")
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette, no interlace
-    return (SIGNATURE + chunk(b"IHDR", header) + chunk(b"PLTE", palette) + chunk(b"IDAT", image_data(indices))
+    return (SIGNATURE + chunk(b"IHDR", header) + chunk(b"PLTE", palette) + chunk(b"IDAT", image_data(indices, INDEXED_FILTER, INDEXED_LEVEL))
             + chunk(b"IEND", b""))
 
 
