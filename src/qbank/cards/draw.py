@@ -98,10 +98,10 @@ def backdrop(brand: str) -> np.ndarray:
 
 def card_indices(title: str, kicker: str, footer: str, brand: str) -> np.ndarray:
     """The card as palette indices: brand and kicker (e.g. "Question · KV Cache & Memory") on top, the title
-    large, a footer line; drawn in that order, a later ink over an earlier one where both cover a pixel."""
+    large, a footer line, drawn in that order."""
     indices = backdrop(brand).copy()
     accent = np.zeros((HEIGHT, WIDTH), np.uint16)
-    paint(indices, accent, INK_ACCENT, draw_text(accent, face("Medium", 32), (MARGIN, MARGIN + 100), kicker))
+    layers = [(accent, INK_ACCENT, draw_text(accent, face("Medium", 32), (MARGIN, MARGIN + 100), kicker))]
     size = 64 if len(title) <= 48 else 56
     title_face = face("Bold", size)
     text = np.zeros((HEIGHT, WIDTH), np.uint16)
@@ -110,10 +110,35 @@ def card_indices(title: str, kicker: str, footer: str, brand: str) -> np.ndarray
     for line in wrap(title, title_face, WIDTH - 2 * MARGIN, 4):
         boxes += draw_text(text, title_face, (MARGIN, y), line)
         y += int(size * 1.2)
-    paint(indices, text, INK_TEXT, boxes)
+    layers.append((text, INK_TEXT, boxes))
     muted = np.zeros((HEIGHT, WIDTH), np.uint16)
-    paint(indices, muted, INK_MUTED, draw_text(muted, face("Regular", 30), (MARGIN, HEIGHT - MARGIN - 40), footer))
+    layers.append((muted, INK_MUTED, draw_text(muted, face("Regular", 30), (MARGIN, HEIGHT - MARGIN - 40), footer)))
+    for coverage, ink, drawn in layers:
+        paint(indices, coverage, ink, drawn)
+    mix(indices, layers)
     return indices
+
+
+def mix(indices: np.ndarray, layers: list[tuple[np.ndarray, int, list[Box]]]) -> None:
+    """Where two inks cover the same pixel (a four-line title's descenders in the footer's rows), the entry
+    nearest to what drawing one ink over the other gives: the palette holds one ink a pixel."""
+    spans = [(min(r0 for r0, _, _, _ in boxes), max(r1 for _, r1, _, _ in boxes)) for _, _, boxes in layers if boxes]
+    overlap = [(max(a0, b0), min(a1, b1)) for i, (a0, a1) in enumerate(spans) for b0, b1 in spans[i + 1:]]
+    for r0, r1 in overlap:
+        if r0 >= r1:
+            continue
+        covered = sum((coverage[r0:r1] > 0).astype(np.uint8) for coverage, _, _ in layers)
+        rows, cols = np.nonzero(covered > 1)
+        if not rows.size:
+            continue
+        colour = np.tile(np.array(BACKGROUND, np.int64), (rows.size, 1))
+        for coverage, ink, _ in layers:
+            cover = coverage[rows + r0, cols].astype(np.int64)[:, None]
+            value = np.array(INKS[ink], np.int64) * cover + colour * (255 - cover) + 128
+            colour = (value + (value >> 8)) >> 8  # Pillow's rounding (DIV255)
+        entries = np.frombuffer(palette(BACKGROUND, INKS), np.uint8).reshape(-1, 3).astype(np.int64)
+        nearest = ((colour[:, None, :] - entries[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        indices[rows + r0, cols] = nearest.astype(np.uint8)
 
 
 def card_image(title: str, kicker: str, footer: str, brand: str) -> Image.Image:

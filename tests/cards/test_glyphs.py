@@ -1,0 +1,60 @@
+"""Lines laid out from remembered glyphs give exactly Pillow's coverage and lengths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from qbank.cards.draw import WIDTH, face, font, wrap
+from qbank.cards.glyphs import draw_text, over, pillow_drawn, units
+
+from .reference import reference_wrap
+from .titles import CHOSEN, generated
+
+FACES = [("Bold", 64), ("Bold", 56), ("Medium", 32), ("Regular", 30), ("Bold", 44)]
+LINES = [*CHOSEN, *(line for title in CHOSEN for line in title.split()), *generated(40, seed=1), "", " ", "  a  b "]
+
+
+def pillow_coverage(weight: str, size: int, text: str) -> np.ndarray:
+    layer = Image.new("L", (WIDTH + 400, 200))
+    ImageDraw.Draw(layer).text((72, 40), text, font=font(weight, size), fill=255)
+    return np.asarray(layer, np.uint8).astype(np.uint16)
+
+
+@pytest.mark.parametrize(("weight", "size"), FACES)
+def test_a_line_has_exactly_pillows_coverage_and_length(weight: str, size: int) -> None:
+    for text in LINES:
+        target = np.zeros((200, WIDTH + 400), np.uint16)
+        boxes = draw_text(target, face(weight, size), (72, 40), text)
+        assert np.array_equal(target, pillow_coverage(weight, size, text)), text
+        assert face(weight, size).length(text) == font(weight, size).getlength(text), text
+        outside = target.copy()
+        for r0, r1, c0, c1 in boxes:
+            outside[r0:r1, c0:c1] = 0
+        assert not outside.any(), text  # every drawn pixel lies in a box returned
+
+
+def test_ligatures_and_marks_are_one_unit_and_the_rest_single_characters() -> None:
+    bold = face("Bold", 64)
+    assert bold.layout("office off")[0] == ["office", " ", "o", "f", "f"]
+    assert units("e\u0301x\u200dy") == ["e\u0301", "x\u200d", "y"]
+    assert pillow_drawn("שלום") and pillow_drawn("a\nb") and not pillow_drawn("Привет 日本 😀")
+
+
+def test_over_is_pillows_rounding() -> None:
+    a = np.arange(256, dtype=np.uint16).repeat(256)
+    t = np.tile(np.arange(256, dtype=np.uint16), 256)
+    target = t.copy()
+    over(target, a)
+    tmp = t * (255 - a) + 128
+    assert np.array_equal(target, np.minimum(255, a + (((tmp >> 8) + tmp) >> 8)))
+    assert target[a == 0].tolist() == t[a == 0].tolist() and set(target[a == 255].tolist()) == {255}
+
+
+@pytest.mark.parametrize("size", [64, 56])
+def test_wrap_breaks_where_pillows_lengths_break(size: int) -> None:
+    titles = [*CHOSEN, *generated(300, seed=size)]
+    for title in titles:
+        assert wrap(title, face("Bold", size), WIDTH - 144, 4) == reference_wrap(title, font("Bold", size),
+                                                                               WIDTH - 144, 4), title
