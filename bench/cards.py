@@ -26,14 +26,15 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from qbank.cards import draw
-from qbank.cards.png import encode_indexed, encode_png
 from qbank.cards.palette import palette
+from qbank.cards.png import encode_indexed, encode_png
 
-WORDS = ("KV cache paged attention block size prefill decode batch H100 H200 FP8 tensor parallel speculative "
+VOCABULARY = ("KV cache paged attention block size prefill decode batch H100 H200 FP8 tensor parallel speculative "
          "decoding draft model acceptance rate throughput latency memory bandwidth roofline FlashAttention "
          "quantization AWQ GPTQ int4 weights activations MoE experts routing all-to-all NVLink context 128k "
          "tokens per second why does how would you estimate the of for at with on an a in fragmentation offload "
-         "office efficient").split()
+         "office efficient")
+WORDS = VOCABULARY.split()
 KICKERS = ("Question · KV Cache & Memory", "Question · Speculative Decoding", "Topic", "Company · NVIDIA")
 FOOTER = "Worked answer · every number re-derived by code"
 
@@ -99,12 +100,13 @@ def old_image(title: str, kicker: str, footer: str, brand: str) -> Image.Image:
     return image
 
 
-def cpu_ms(fn: Callable[[str, str], object], jobs: list[tuple[str, str]]) -> tuple[float, list[object]]:
+def cpu_ms(fn: Callable[..., object], calls: list[tuple[object, ...]]) -> tuple[float, list[object]]:
+    """CPU ms per call of ``fn`` over ``calls`` (argument tuples), and what it returned."""
     out = []
     start = time.process_time()
-    for title, kicker in jobs:
-        out.append(fn(title, kicker))
-    return (time.process_time() - start) * 1000 / len(jobs), out
+    for args in calls:
+        out.append(fn(*args))
+    return (time.process_time() - start) * 1000 / len(calls), out
 
 
 def main() -> None:
@@ -119,13 +121,14 @@ def main() -> None:
         encode_png(old_image(*warm, FOOTER, "Prefill"))
         draw.card_png(*warm, FOOTER, "Prefill")
     figures: dict[str, list[float]] = {k: [] for k in ("old draw", "old encode", "new draw", "new encode")}
+    texts: list[tuple[object, ...]] = [(t, k, FOOTER, "Prefill") for t, k in jobs]
     for _ in range(args.rounds):
-        ms, images = cpu_ms(lambda t, k: old_image(t, k, FOOTER, "Prefill"), jobs)
+        ms, images = cpu_ms(old_image, texts)
         figures["old draw"].append(ms)
-        figures["old encode"].append(cpu_ms(lambda t, k, it=iter(images): encode_png(next(it)), jobs)[0])  # type: ignore[misc]
-        ms, indices = cpu_ms(lambda t, k: draw.card_indices(t, k, FOOTER, "Prefill"), jobs)
+        figures["old encode"].append(cpu_ms(encode_png, [(image,) for image in images])[0])
+        ms, indices = cpu_ms(draw.card_indices, texts)
         figures["new draw"].append(ms)
-        figures["new encode"].append(cpu_ms(lambda t, k, it=iter(indices): encode_indexed(next(it), plte), jobs)[0])  # type: ignore[misc]
+        figures["new encode"].append(cpu_ms(encode_indexed, [(i, plte) for i in indices])[0])
     best = {k: min(v) for k, v in figures.items()}
     for name, values in figures.items():
         print(f"{name:>10}: best {best[name]:6.2f} ms per card, median {statistics.median(values):6.2f}")

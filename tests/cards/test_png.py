@@ -7,10 +7,9 @@ import random
 import struct
 import zlib
 
+import numpy as np
 import pytest
 from PIL import Image
-
-import numpy as np
 
 from qbank.cards.draw import BACKGROUND, INKS, card_indices
 from qbank.cards.palette import palette

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 
-WORDS = ("KV cache paged attention block size prefill decode batch H100 H200 FP8 tensor parallel speculative "
+VOCABULARY = ("KV cache paged attention block size prefill decode batch H100 H200 FP8 tensor parallel speculative "
          "decoding draft model acceptance rate throughput latency memory bandwidth roofline FlashAttention "
          "quantization AWQ GPTQ int4 weights activations MoE experts routing all-to-all NVLink context 128k "
          "tokens per second why does how would you estimate the of for at with on an a in fragmentation offload "
-         "office efficient fluffy Wafer Type AVA L'année naïve café — “quoted” (x) 3.5× ≤ µs").split()
+         "office efficient fluffy Wafer Type AVA L'année naïve café — “quoted” (x) 3.5× ≤ µs")
+WORDS = VOCABULARY.split()
 
 CHOSEN = [
     "A",

@@ -127,7 +127,9 @@ def mix(indices: np.ndarray, layers: list[tuple[np.ndarray, int, list[Box]]]) ->
     for r0, r1 in overlap:
         if r0 >= r1:
             continue
-        covered = sum((coverage[r0:r1] > 0).astype(np.uint8) for coverage, _, _ in layers)
+        covered = np.zeros((r1 - r0, WIDTH), np.uint8)
+        for coverage, _, _ in layers:
+            covered += coverage[r0:r1] > 0
         rows, cols = np.nonzero(covered > 1)
         if not rows.size:
             continue

@@ -136,7 +136,9 @@ class Face:
     def same_as_pillow(self, text: str, parts: list[str], pens: list[int]) -> bool:
         """Whether ``parts`` at ``pens`` give exactly Pillow's drawing of ``text``."""
         size = int(self.font.size)
-        apart = np.zeros((5 * size, 4 * size + (pens[-1] >> 6) + 2 * sum(g.mask.shape[1] for g in map(self.glyph, parts))), np.uint16)
+        width = 4 * size + (pens[-1] >> 6) + 2 * sum(self.glyph(part, pen & 63).mask.shape[1]
+                                                     for part, pen in zip(parts, pens, strict=True))
+        apart = np.zeros((5 * size, width), np.uint16)
         together = np.zeros_like(apart)
         for part, pen in zip(parts, pens, strict=True):
             glyph, place = self.place(part, pen)

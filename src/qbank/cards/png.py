@@ -111,8 +111,8 @@ def encode_indexed(indices: np.ndarray, palette: bytes) -> bytes:
     if int(indices.max(initial=0)) >= len(palette) // 3:
         raise ValueError("an index is past the end of the palette")
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette, no interlace
-    return (SIGNATURE + chunk(b"IHDR", header) + chunk(b"PLTE", palette) + chunk(b"IDAT", image_data(indices, INDEXED_FILTER, INDEXED_LEVEL))
-            + chunk(b"IEND", b""))
+    stream = image_data(indices, INDEXED_FILTER, INDEXED_LEVEL)
+    return SIGNATURE + chunk(b"IHDR", header) + chunk(b"PLTE", palette) + chunk(b"IDAT", stream) + chunk(b"IEND", b"")
 
 
 def encode_png(image: Image.Image) -> bytes:
