@@ -35,9 +35,10 @@ def test_a_line_has_exactly_pillows_coverage_and_length(weight: str, size: int) 
         assert not outside.any(), text  # every drawn pixel lies in a box returned
 
 
-def test_ligatures_and_marks_are_one_unit_and_the_rest_single_characters() -> None:
+def test_a_ligature_is_one_unit_marks_stay_with_their_character() -> None:
     bold = face("Bold", 64)
-    assert bold.layout("office off")[0] == ["office", " ", "o", "f", "f"]
+    assert bold.layout("office off")[0] == ["o", "ffi", "c", "e", " ", "o", "f", "f"]
+    assert bold.word("fluffiest")[0] == ["fluffiest"]  # two ligatures: no single run explains it, the whole word
     assert units("e\u0301x\u200dy") == ["e\u0301", "x\u200d", "y"]
     assert pillow_drawn("שלום") and pillow_drawn("a\nb") and not pillow_drawn("Привет 日本 😀")
 

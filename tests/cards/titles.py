@@ -14,7 +14,7 @@ WORDS = VOCABULARY.split()
 CHOSEN = [
     "A",
     "KV cache for one request at 128k context",
-    "office effluent ffi fl ff ffl — efficient fluffy affine",
+    "office effluent ffi fl ff ffl — efficient fluffy affine fluffiest",
     "AVAToWa Type Ta Te Vo LT L’année",
     "e\u0301e\u0300 a\u0323\u0302 combining marks z\u0301\u0302\u0303\u0304 over\u0308",
     "Ωμέγα Привет мир Ελληνικά ß Æ Ø ǅ",

@@ -9,8 +9,8 @@ does the same from memory:
   starts at, so each of its glyphs is rounded as in the line;
 - a word's pen positions are the units' advances plus the pair kerning that Pillow's layout applies
   (``getlength(a + b) - getlength(a) - getlength(b)``, remembered per pair); a word is checked once against
-  Pillow's own drawing of it, and one that differs (a ligature such as "fi", a contextual form) becomes a
-  single unit;
+  Pillow's own drawing of it, and where it differs (a ligature such as "fi", a contextual form) the shortest run
+  of two or three characters that makes them agree becomes one unit, or else the whole word;
 - a line is its words laid out once each, joined by spaces with the kerning on either side.
 
 A line with right-to-left or explicit-direction characters, or a line break, is drawn by Pillow itself:
@@ -116,22 +116,39 @@ class Face:
 
     def word(self, word: str) -> tuple[list[str], list[int], int]:
         """A word's units, their pen positions from the word's start and its advance, in 1/64 pixel; remembered.
-        A word that Pillow draws otherwise than its units side by side (a ligature such as "fi", a contextual
-        form) is one unit."""
+        Where Pillow draws the word otherwise than its characters side by side (a ligature such as "fi", a
+        contextual form), the shortest run of two or three characters that makes them agree is one unit, or
+        else the whole word."""
         found = self.words.get(word)
         if found is None:
             parts = units(word)
-            pens: list[int] = []
-            pen = 0
-            for i, unit in enumerate(parts):
-                if i:
-                    pen += self.kern(parts[i - 1], unit)
-                pens.append(pen)
-                pen += self.glyph(unit).advance
+            pens, advance = self.pens(parts)
             if len(parts) > 1 and not self.same_as_pillow(word, parts, pens):
-                parts, pens, pen = [word], [0], self.glyph(word).advance
-            found = self.words[word] = (parts, pens, pen)
+                parts = self.joined(word, parts)
+                pens, advance = self.pens(parts)
+            found = self.words[word] = (parts, pens, advance)
         return found
+
+    def pens(self, parts: list[str]) -> tuple[list[int], int]:
+        """Pen positions of units side by side, kerned, and their advance (1/64 pixel)."""
+        pens: list[int] = []
+        pen = 0
+        for i, unit in enumerate(parts):
+            if i:
+                pen += self.kern(parts[i - 1], unit)
+            pens.append(pen)
+            pen += self.glyph(unit).advance
+        return pens, pen
+
+    def joined(self, word: str, parts: list[str]) -> list[str]:
+        """The word's units with the shortest run of two or three that Pillow draws as one made one unit, or the
+        whole word as one unit when no such run gives Pillow's drawing."""
+        for size in (2, 3):
+            for i in range(len(parts) - size + 1):
+                trial = [*parts[:i], "".join(parts[i:i + size]), *parts[i + size:]]
+                if self.same_as_pillow(word, trial, self.pens(trial)[0]):
+                    return trial
+        return [word]
 
     def same_as_pillow(self, text: str, parts: list[str], pens: list[int]) -> bool:
         """Whether ``parts`` at ``pens`` give exactly Pillow's drawing of ``text``."""
