@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from qbank.cards.draw import HEIGHT, WIDTH, backdrop, card_png, face, wrap
+from qbank.cards.draw import HEIGHT, WIDTH, backdrop, card_image, card_png, face, wrap
 from qbank.cards.pages import card_text, write_cards
 from qbank.render.seo import PageMeta, card_path
 
@@ -28,6 +28,8 @@ def test_card_is_a_deterministic_png_of_the_open_graph_size() -> None:
     assert a != card_png("Another title", "Question · Topic", "footer", "Prefill")
     image = Image.open(io.BytesIO(a))
     assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)
+    drawn = card_image("A title", "Question · Topic", "footer", "Prefill")
+    assert drawn.mode == "P" and drawn.convert("RGB").tobytes() == image.convert("RGB").tobytes()
 
 
 def test_long_titles_wrap_and_end_whole() -> None:

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from qbank.cards.draw import WIDTH, face, font, wrap
-from qbank.cards.glyphs import draw_text, over, pillow_drawn, units
+from qbank.cards.glyphs import JOIN_SEARCH, draw_text, over, pillow_drawn, units
 
 from .reference import reference_wrap
 from .titles import CHOSEN, generated
@@ -39,6 +39,8 @@ def test_a_ligature_is_one_unit_marks_stay_with_their_character() -> None:
     bold = face("Bold", 64)
     assert bold.layout("office off")[0] == ["o", "ffi", "c", "e", " ", "o", "f", "f"]
     assert bold.word("fluffiest")[0] == ["fluffiest"]  # two ligatures: no single run explains it, the whole word
+    long = "fi" + "x" * JOIN_SEARCH
+    assert bold.word(long)[0] == [long] and bold.word(long[1:])[0] == list(long[1:])
     assert units("e\u0301x\u200dy") == ["e\u0301", "x\u200d", "y"]
     assert pillow_drawn("שלום") and pillow_drawn("a\nb") and not pillow_drawn("Привет 日本 😀")
 

@@ -21,6 +21,7 @@ CHOSEN = [
     "日本語のタイトル 中文 한국어 emoji 😀 👨\u200d👩\u200d👧 ok\ufe0f ❤️",
     "שלום world مرحبا 123 mixed direction",
     "x" * 200,
+    "fi" + "x" * 60 + " a word too long to search for its ligature",
     "Supercalifragilisticexpialidocious" * 3 + " then short words after it",
     "Wwwwwwwwwwg Wwwwwwwwwwg Wwwwwwwwwwg Wwwwwwwwwgy",  # four lines at 64 px: the last one's descenders
     "tab\there and\u00a0no-break space, zero\u200bwidth",

@@ -28,8 +28,9 @@ from PIL import Image, ImageDraw, ImageFont
 PILLOW_DRAWN = frozenset({"R", "AL", "AN", "LRE", "LRO", "RLE", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI", "B"})
 """Bidirectional classes that make Pillow reorder a line (and "B", a paragraph break)."""
 
-Coverage = np.ndarray
-"""A uint16 array of coverage, 0 to 255."""
+JOIN_SEARCH = 40
+"""Words of more units than this that differ from Pillow's drawing are one unit at once (the search for the run
+that explains the difference costs two drawings per unit)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def over(target: np.ndarray, mask: np.ndarray) -> None:
 
 
 class Face:
-    """One font at one size, with its glyphs, advances, kerning and joins remembered."""
+    """One font at one size, with its glyphs, advances, kerning and words remembered (per process)."""
 
     def __init__(self, font: ImageFont.FreeTypeFont) -> None:
         self.font = font
@@ -143,7 +144,7 @@ class Face:
     def joined(self, word: str, parts: list[str]) -> list[str]:
         """The word's units with the shortest run of two or three that Pillow draws as one made one unit, or the
         whole word as one unit when no such run gives Pillow's drawing."""
-        for size in (2, 3):
+        for size in (2, 3) if len(parts) <= JOIN_SEARCH else ():
             for i in range(len(parts) - size + 1):
                 trial = [*parts[:i], "".join(parts[i:i + size]), *parts[i + size:]]
                 if self.same_as_pillow(word, trial, self.pens(trial)[0]):
