@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
@@ -42,7 +44,8 @@ def test_a_ligature_is_one_unit_marks_stay_with_their_character() -> None:
     long = "fi" + "x" * JOIN_SEARCH
     assert bold.word(long)[0] == [long] and bold.word(long[1:])[0] == list(long[1:])
     assert units("e\u0301x\u200dy") == ["e\u0301", "x\u200d", "y"]
-    assert pillow_drawn("שלום") and pillow_drawn("a\nb") and not pillow_drawn("Привет 日本 😀")
+    assert pillow_drawn("שלום") and pillow_drawn("a\nb") and pillow_drawn("Привет world")
+    assert not pillow_drawn("Привет мир 😀 123") and not pillow_drawn("日本 ... 中文") and not pillow_drawn("a ß é")
 
 
 def test_over_is_pillows_rounding() -> None:
@@ -61,3 +64,24 @@ def test_wrap_breaks_where_pillows_lengths_break(size: int) -> None:
     for title in titles:
         assert wrap(title, face("Bold", size), WIDTH - 144, 4) == reference_wrap(title, font("Bold", size),
                                                                                WIDTH - 144, 4), title
+
+
+SCRIPTS = [[(0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x17F), (0x1E00, 0x1EFF), (0xFB00, 0xFB06)], [(0x391, 0x3C9)],
+           [(0x410, 0x4FF)], [(0xE01, 0xE3A)], [(0x905, 0x94D)], [(0x4E00, 0x4E40)], [(0x5D0, 0x5EA)]]
+COMMON = [(0x20, 0x40), (0x20, 0x20), (0x20, 0x20), (0x5B, 0x60), (0x2010, 0x2027), (0x300, 0x36F),
+          (0x1F300, 0x1F64F), (0x2190, 0x22FF), (0x200B, 0x200F)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_text_of_one_script_or_several_is_drawn_exactly(seed: int) -> None:
+    """Letters of one script or several, marks (after a space too), joiners, symbols and emoji: the same coverage
+    and length as Pillow's, whichever way the line is drawn."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        pools = (rng.choice(SCRIPTS) * 3 if rng.random() < 0.7 else [r for s in SCRIPTS for r in s]) + COMMON
+        text = "".join(chr(rng.randint(*rng.choice(pools))) for _ in range(rng.randint(1, 25)))
+        weight, size = rng.choice(FACES)
+        target = np.zeros((200, WIDTH + 400), np.uint16)
+        draw_text(target, face(weight, size), (72, 40), text)
+        assert np.array_equal(target, pillow_coverage(weight, size, text)), ascii(text)
+        assert face(weight, size).length(text) == font(weight, size).getlength(text), ascii(text)

@@ -5,22 +5,24 @@ rounded to a whole pixel, overlapping glyphs combined "over" (``a + t * (255 - a
 does the same from memory:
 
 - a unit (a character with the combining marks and joiners after it) is rasterised once by Pillow and kept with
-  its advance; a unit of several characters, which may be several glyphs, once per 64th of a pixel its pen
-  starts at, so each of its glyphs is rounded as in the line;
+  its advance; a unit that may be several glyphs (several characters, or one outside ASCII that shaping may
+  decompose), once per 64th of a pixel its pen starts at, so each of its glyphs is rounded as in the line;
 - a word's pen positions are the units' advances plus the pair kerning that Pillow's layout applies
   (``getlength(a + b) - getlength(a) - getlength(b)``, remembered per pair); a word is checked once against
   Pillow's own drawing of it, and where it differs (a ligature such as "fi", a contextual form) the shortest run
   of two or three characters that makes them agree becomes one unit, or else the whole word;
 - a line is its words laid out once each, joined by spaces with the kerning on either side.
 
-A line with right-to-left or explicit-direction characters, or a line break, is drawn by Pillow itself:
-reordering is not modelled here.
+A line with right-to-left or explicit-direction characters, a line break, letters of more than one script or of
+a script shaped in context, or a mark after a space is drawn by Pillow itself: reordering, decomposition and the
+shaping of each script's run apart are not modelled here.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -55,9 +57,41 @@ def units(text: str) -> list[str]:
     return out
 
 
+SIMPLE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA"})
+"""Scripts whose letters the layout here draws (the first word of their Unicode names): no reordering or
+decomposition in shaping. A letter of any other script (Thai, Devanagari, Hangul jamo...) leaves its line to
+Pillow."""
+MARKS = frozenset({"Mn", "Me", "Mc", "Cf"})
+
+
+@lru_cache(maxsize=65536)
+def traits(word: str) -> tuple[bool, frozenset[str]]:
+    """Whether a word leaves its line to Pillow (a character that makes Pillow reorder or break the line, a
+    letter of a script shaped in context, a format character such as a joiner, which the layout skips, a mark
+    at the word's start, which Pillow attaches to the space before it), and the scripts of its letters."""
+    if word.isascii():
+        return any(char in "\r\n" for char in word), frozenset({"LATIN"} if any(c.isalpha() for c in word) else ())
+    by_pillow = unicodedata.category(word[0]) in MARKS
+    found: set[str] = set()
+    for char in word:
+        category = unicodedata.category(char)
+        by_pillow = by_pillow or category in ("Mc", "Cf") or unicodedata.bidirectional(char) in PILLOW_DRAWN
+        if category.startswith("L"):
+            found.add(unicodedata.name(char, "?").split(" ")[0] if ord(char) > 127 else "LATIN")
+    return by_pillow or not found <= SIMPLE_SCRIPTS, frozenset(found)
+
+
 def pillow_drawn(text: str) -> bool:
-    """Whether Pillow may reorder ``text`` (or break it into lines): such text is drawn by Pillow itself."""
-    return any(unicodedata.bidirectional(char) in PILLOW_DRAWN or char in "\r\n" for char in text)
+    """Whether ``text`` is drawn by Pillow itself: a word of it does (``traits``), or its letters come from
+    several scripts (Pillow's layout shapes each script's run apart, so kerning across a change of script is not
+    the pair's)."""
+    seen: frozenset[str] = frozenset()
+    for word in text.split(" "):
+        by_pillow, scripts = traits(word)
+        seen |= scripts
+        if by_pillow or len(seen) > 1:
+            return True
+    return False
 
 
 def over(target: np.ndarray, mask: np.ndarray) -> None:
@@ -103,7 +137,8 @@ class Face:
 
     def place(self, unit: str, pen: int) -> tuple[Glyph, int]:
         """The unit's glyph at ``pen`` (1/64 pixel) and the whole pixel its ``left`` counts from."""
-        if len(unit) > 1:  # maybe several glyphs: each rounded from its own pen, as Pillow does
+        if len(unit) > 1 or not unit.isascii():  # maybe several glyphs (a ligature, marks, a character the
+            # font lacks but shaping decomposes, as "≯"): each rounded from its own pen, as Pillow does
             return self.glyph(unit, pen & 63), pen >> 6
         return self.glyph(unit), (pen + 32) >> 6
 
