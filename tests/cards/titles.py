@@ -25,6 +25,11 @@ CHOSEN = [
     "Supercalifragilisticexpialidocious" * 3 + " then short words after it",
     "Wwwwwwwwwwg Wwwwwwwwwwg Wwwwwwwwwwg Wwwwwwwwwgy",  # four lines at 64 px: the last one's descenders
     "tab\there and\u00a0no-break space, zero\u200bwidth",
+    "  σ φ-η≯ ≮ ≠ ∉ ≯≯ ψ≯ω",  # characters the font lacks that shaping decomposes into two glyphs
+    "a≯b ≮c ≯≯≯ x≯y≮z ≰ ≱ ≢ ∄ ∌ ⊄ ⊅ ⊈ ⊉ q≯ r≯ s≯ t≯ u≯ v≯ w≯",
+    "ภาษาไทย ำ ที่ น้ำ",  # scripts shaped in context
+    "हिन्दी ि कि",
+    "a mark after a space: a \u0303b, an isolated \u0301",
     "word " * 80,
 ]
 

@@ -13,9 +13,9 @@ does the same from memory:
   of two or three characters that makes them agree becomes one unit, or else the whole word;
 - a line is its words laid out once each, joined by spaces with the kerning on either side.
 
-A line with right-to-left or explicit-direction characters, a line break, letters of more than one script or of
-a script shaped in context, or a mark after a space is drawn by Pillow itself: reordering, decomposition and the
-shaping of each script's run apart are not modelled here.
+A line with right-to-left or explicit-direction characters, a line break, letters of more than one script, a
+format character (a joiner), a spacing mark or a mark after a space is drawn by Pillow itself: reordering and
+the shaping of each script's run apart are not modelled here.
 """
 
 from __future__ import annotations
@@ -57,18 +57,14 @@ def units(text: str) -> list[str]:
     return out
 
 
-SIMPLE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA"})
-"""Scripts whose letters the layout here draws (the first word of their Unicode names): no reordering or
-decomposition in shaping. A letter of any other script (Thai, Devanagari, Hangul jamo...) leaves its line to
-Pillow."""
 MARKS = frozenset({"Mn", "Me", "Mc", "Cf"})
 
 
 @lru_cache(maxsize=65536)
 def traits(word: str) -> tuple[bool, frozenset[str]]:
     """Whether a word leaves its line to Pillow (a character that makes Pillow reorder or break the line, a
-    letter of a script shaped in context, a format character such as a joiner, which the layout skips, a mark
-    at the word's start, which Pillow attaches to the space before it), and the scripts of its letters."""
+    format character such as a joiner, a spacing mark, a mark at the word's start, which Pillow attaches to the
+    space before it), and the scripts of its letters (the first word of their Unicode names: LATIN, GREEK...)."""
     if word.isascii():
         return any(char in "\r\n" for char in word), frozenset({"LATIN"} if any(c.isalpha() for c in word) else ())
     by_pillow = unicodedata.category(word[0]) in MARKS
@@ -78,7 +74,7 @@ def traits(word: str) -> tuple[bool, frozenset[str]]:
         by_pillow = by_pillow or category in ("Mc", "Cf") or unicodedata.bidirectional(char) in PILLOW_DRAWN
         if category.startswith("L"):
             found.add(unicodedata.name(char, "?").split(" ")[0] if ord(char) > 127 else "LATIN")
-    return by_pillow or not found <= SIMPLE_SCRIPTS, frozenset(found)
+    return by_pillow, frozenset(found)
 
 
 def pillow_drawn(text: str) -> bool:
