@@ -14,7 +14,7 @@ does the same from memory:
 - a line is its words laid out once each, joined by spaces with the kerning on either side.
 
 A line with right-to-left or explicit-direction characters, a line break, letters of more than one script, a
-format character (a joiner), a spacing mark or a mark after a space is drawn by Pillow itself: reordering and
+format character (a joiner) or a mark after a space is drawn by Pillow itself: reordering and
 the shaping of each script's run apart are not modelled here.
 """
 
@@ -63,7 +63,7 @@ MARKS = frozenset({"Mn", "Me", "Mc", "Cf"})
 @lru_cache(maxsize=65536)
 def traits(word: str) -> tuple[bool, frozenset[str]]:
     """Whether a word leaves its line to Pillow (a character that makes Pillow reorder or break the line, a
-    format character such as a joiner, a spacing mark, a mark at the word's start, which Pillow attaches to the
+    format character such as a joiner, a mark at the word's start, which Pillow attaches to the
     space before it), and the scripts of its letters (the first word of their Unicode names: LATIN, GREEK...)."""
     if word.isascii():
         return any(char in "\r\n" for char in word), frozenset({"LATIN"} if any(c.isalpha() for c in word) else ())
@@ -71,7 +71,7 @@ def traits(word: str) -> tuple[bool, frozenset[str]]:
     found: set[str] = set()
     for char in word:
         category = unicodedata.category(char)
-        by_pillow = by_pillow or category in ("Mc", "Cf") or unicodedata.bidirectional(char) in PILLOW_DRAWN
+        by_pillow = by_pillow or category == "Cf" or unicodedata.bidirectional(char) in PILLOW_DRAWN
         if category.startswith("L"):
             found.add(unicodedata.name(char, "?").split(" ")[0] if ord(char) > 127 else "LATIN")
     return by_pillow, frozenset(found)
