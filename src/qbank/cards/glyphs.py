@@ -246,14 +246,20 @@ def draw_text(target: np.ndarray, face: Face, xy: tuple[int, int], text: str) ->
     boxes drawn."""
     x, y = xy
     if pillow_drawn(text):
-        layer = Image.new("L", (target.shape[1], target.shape[0]))
-        ImageDraw.Draw(layer).text(xy, text, font=face.font, fill=255)
-        drawn = np.asarray(layer, np.uint8).reshape(target.shape).astype(np.uint16)
-        over(target, drawn)
+        size = int(face.font.size)
+        top = max(0, y - 2 * size)  # a band of rows that holds the line (and a line break's next lines)
+        band = (target.shape[1], min(target.shape[0], y + (3 + 2 * text.count("\n")) * size) - top)
+        if band[1] <= 0:
+            return []
+        layer = Image.new("L", band)
+        ImageDraw.Draw(layer).text((x, y - top), text, font=face.font, fill=255)
+        drawn = np.asarray(layer, np.uint8).reshape(band[1], band[0]).astype(np.uint16)
         rows, cols = np.nonzero(drawn)
         if not rows.size:
             return []
-        return [(int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1)]
+        r0, r1, c0, c1 = int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1
+        draw_glyph(target, drawn[r0:r1, c0:c1], c0, top + r0)
+        return [(top + r0, top + r1, c0, c1)]
     merged, pens = face.layout(text)
     baseline = y + face.ascent
     boxes = []
