@@ -185,7 +185,7 @@ class Face:
     def same_as_pillow(self, text: str, parts: list[str], pens: list[int]) -> bool:
         """Whether ``parts`` at ``pens`` give exactly Pillow's drawing of ``text``."""
         size = int(self.font.size)
-        width = 4 * size + (pens[-1] >> 6) + 2 * sum(self.glyph(part, pen & 63).mask.shape[1]
+        width = 4 * size + (pens[-1] >> 6) + 2 * sum(self.place(part, pen)[0].mask.shape[1]
                                                      for part, pen in zip(parts, pens, strict=True))
         apart = np.zeros((5 * size, width), np.uint16)
         together = np.zeros_like(apart)
