@@ -1,10 +1,10 @@
 """A content-addressed store of drawn cards under ``.qbank/cards/``, outside the site.
 
 An entry's name is a hash of everything that decides a card's bytes: its text (title, kicker, footer, brand),
-the drawing and encoding code (``draw.py``, ``png.py`` and ``DRAW_VERSION``), the three font files, Pillow's
-version and the zlib that deflates it. An entry holds the SHA-256 of its PNG followed by the PNG; an entry
-whose hash does not match (a torn or corrupted file) reads as missing, so the card is drawn again and the
-entry rewritten. Entries are written whole (temp file and rename).
+the drawing and encoding code (``draw.py``, ``glyphs.py``, ``palette.py``, ``png.py`` and ``DRAW_VERSION``),
+the three font files, Pillow's version and the zlib that deflates it. An entry holds the SHA-256 of its PNG
+followed by the PNG; an entry whose hash does not match (a torn or corrupted file) reads as missing, so the card
+is drawn again and the entry rewritten. Entries are written whole (temp file and rename).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import PIL
 
 from ..atomic import write_atomic
-from . import draw, png
+from . import draw, glyphs, palette, png
 
 CARDS_DIR = Path(".qbank/cards")
 """Where the store lives, relative to the repository root (ignored by git, like the verification cache)."""
@@ -36,7 +36,7 @@ def drawing_fingerprint() -> str:
     h = hashlib.sha256()
     parts: list[bytes] = [
         str(draw.DRAW_VERSION).encode(), PIL.__version__.encode(), zlib.ZLIB_RUNTIME_VERSION.encode(),
-        Path(draw.__file__).read_bytes(), Path(png.__file__).read_bytes(),
+        *(Path(str(module.__file__)).read_bytes() for module in (draw, glyphs, palette, png)),
         *(font.read_bytes() for font in sorted(draw.FONTS.glob("Roboto-*.ttf"))),
     ]
     for part in parts:
