@@ -115,3 +115,20 @@ def test_a_threaded_process_spawns_its_workers(monkeypatch: pytest.MonkeyPatch) 
 def test_one_worker_per_usable_cpu_and_none_on_one(monkeypatch: pytest.MonkeyPatch, cpus: int, workers: int) -> None:
     monkeypatch.setattr(pool, "usable_cpus", lambda: cpus)
     assert default_workers() == workers
+
+
+def test_card_workers_run_below_the_build(tmp_path: Path) -> None:
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from qbank.priority import NICE
+
+    drawing = CardDrawing(tmp_path / "site", None, workers=1, min_pool=1, method="fork")
+    drawing.add([("a/card.png", ("A title", "Question · Topic", "footer", "Prefill"))])
+    try:
+        executor = drawing.executor
+        assert isinstance(executor, ProcessPoolExecutor)
+        seen = executor.submit(os.getpriority, os.PRIO_PROCESS, 0).result()
+        assert seen == min(os.getpriority(os.PRIO_PROCESS, 0) + NICE, 19)
+    finally:
+        drawing.cancel()

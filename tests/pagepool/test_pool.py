@@ -165,3 +165,15 @@ def test_close_ends_the_worker_even_when_a_later_fork_holds_its_pipe() -> None:
     finally:
         hold.set()
         later.join()
+
+
+def test_the_worker_runs_below_the_build() -> None:
+    from qbank.priority import NICE
+
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    workers: PagePool[int, int, int] = PagePool(lambda _: os.getpriority(os.PRIO_PROCESS, 0))
+    try:
+        workers.submit(0, 0)
+        assert list(workers.rest()) == [(0, min(ours + NICE, 19))]
+    finally:
+        workers.close()

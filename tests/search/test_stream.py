@@ -223,3 +223,16 @@ def test_a_process_forked_meanwhile_does_not_keep_the_service_waiting(tmp_path: 
     finally:
         child.kill()
         child.join()
+
+
+def test_the_service_runs_below_the_build() -> None:
+    import os
+
+    from qbank.priority import NICE
+
+    stream = SearchStream()
+    try:
+        assert stream.proc is not None and stream.failure is None
+        assert os.getpriority(os.PRIO_PROCESS, stream.proc.pid) == min(os.getpriority(os.PRIO_PROCESS, 0) + NICE, 19)
+    finally:
+        stream.cancel()

@@ -24,6 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..priority import lower_this_process
 from .cache import card_key, entry_path
 from .make import CardJob, make_card
 
@@ -108,7 +109,7 @@ class CardDrawing:
             return
         if self.executor is None:
             tasks = -(-len(to_draw) // self.batch) + -(-len(to_copy) // self.copy_batch)
-            self.executor = ProcessPoolExecutor(min(self.workers, tasks),
+            self.executor = ProcessPoolExecutor(min(self.workers, tasks), initializer=lower_this_process,
                                                 mp_context=multiprocessing.get_context(self.method or start_method()))
         site, cache = str(self.site), str(self.cache) if self.cache is not None else None
         for group, size in ((to_draw, self.batch), (to_copy, self.copy_batch)):

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ..priority import lower_this_process
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 Tag = TypeVar("Tag")
@@ -76,6 +78,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _serve(work: Callable[[Any], Any], jobs: int, results: int) -> None:
     """The worker's loop: do each item's work, in order, until the ``None`` (or the end of the pipe) that ends
     it."""
+    lower_this_process()  # the build's own process renders the next pages meanwhile: it goes first
     while (head := _read_exactly(jobs, FRAME.size)) is not None:
         body = _read_exactly(jobs, FRAME.unpack(head)[0])
         job = pickle.loads(body) if body is not None else None

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..priority import lower
 from ..render.pagefind_stable import stabilise
 from .wire import SEPARATOR, Answer, answers, request
 
@@ -100,6 +101,7 @@ class SearchStream:
             self.proc = None
             self._fail(f"pagefind did not run: {exc}")
             return
+        lower(self.proc.pid)  # it indexes while the build renders: the build goes first
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self._in, False)
