@@ -3,7 +3,9 @@
     python bench/build_profile.py --n 300 --n 1200     # cumulative seconds per step, and their growth
 
 Each N is written with ``bench/build.py``'s ``write_corpus`` and built once under cProfile (wall-clock
-timer: under load the shares are what matters). A step whose time grows much faster than the page count
+timer: under load the shares are what matters). The profile covers the build's own process only: with a page
+worker (``qbank.pagepool``) the pages' content work runs in the worker and shows here only as handing over.
+A step whose time grows much faster than the page count
 between the two sizes is superlinear.
 """
 
@@ -25,7 +27,9 @@ STEPS = {
     "load_corpus": ("qbank/corpus.py", "load_corpus"),
     "render_pages": ("render/pages.py", "render_pages"),
     "related questions": ("render/question.py", "related"),
-    "paywall on_page_content (sanitize, math, seal)": ("paywall/site.py", "on_page_content"),
+    "page content work (sanitize, math, seal), where the build does it (no page worker)": (
+        "pagepool/content.py", "page_content"),
+    "page worker: handing over and taking back (PagePool.submit, ready, rest)": ("pagepool/pool.py", "_send"),
     "CSP (paywall on_post_page)": ("paywall/site.py", "on_post_page"),
     "mkdocs Markdown (+ page hooks)": ("mkdocs/commands/build.py", "_populate_page"),
     "mkdocs templates": ("mkdocs/commands/build.py", "_build_page"),
