@@ -3,6 +3,7 @@ naming the page), and the search document it writes, each checked against text t
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,3 +82,12 @@ def test_the_search_document_is_written_only_when_asked_and_holds_the_sealed_con
                                     "<h1>Why <KV></h1>")
     assert done.sealed.html in done.document and SECRET not in done.document
     assert page_content(work(html, document=False), config, TOKEN).document is None
+
+
+def test_what_crosses_between_the_processes_cannot_be_changed_on_the_way(config: dict[str, Any]) -> None:
+    work_item = work("<p>x</p>")
+    done = page_content(work_item, config, TOKEN)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        work_item.html = "<p>unsealed</p>"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        done.error = None  # type: ignore[misc]
