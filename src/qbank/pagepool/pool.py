@@ -17,7 +17,6 @@ large page. The worker is a direct child: once joined its CPU time is in the bui
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import multiprocessing
 import os
 import pickle
@@ -27,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ..pipes import PIPE_SIZE, widen
 from ..priority import lower_this_process
 
 Item = TypeVar("Item")
@@ -35,8 +35,6 @@ Tag = TypeVar("Tag")
 
 POLL = 1.0
 """Seconds between checks that the worker is still alive while waiting for a result."""
-PIPE_SIZE = 1 << 20
-"""Bytes each pipe holds (Linux's default most): a few pages in flight without a wake-up per 64 KiB."""
 FRAME = struct.Struct(">Q")
 READ = 1 << 20
 
@@ -92,11 +90,6 @@ def _serve(work: Callable[[Any], Any], jobs: int, results: int) -> None:
         _write_all(results, _frame((number, out)))
 
 
-def _widen(fd: int) -> None:
-    with contextlib.suppress(OSError, AttributeError):  # not Linux, or a lower limit: only more wake-ups
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-
-
 class PagePool(Generic[Item, Result, Tag]):
     """``work`` done in one forked worker; results come back with the caller's tag, in submission order."""
 
@@ -104,7 +97,7 @@ class PagePool(Generic[Item, Result, Tag]):
         job_read, self._jobs = os.pipe()
         self._results, result_write = os.pipe()
         for fd in (self._jobs, self._results):
-            _widen(fd)
+            widen(fd)
         context = multiprocessing.get_context("fork")
         self._process = context.Process(target=_serve, args=(work, job_read, result_write), daemon=True,
                                         name="qbank-pages")
@@ -156,7 +149,8 @@ class PagePool(Generic[Item, Result, Tag]):
     def _send(self) -> None:
         while self._unsent:
             try:
-                written = os.write(self._jobs, self._unsent[:PIPE_SIZE])
+                with memoryview(self._unsent) as view, view[:PIPE_SIZE] as chunk:  # no copy of what waits
+                    written = os.write(self._jobs, chunk)
             except BlockingIOError:
                 return
             except BrokenPipeError:

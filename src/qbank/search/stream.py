@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
-import fcntl
 import os
 import re
 import select
@@ -35,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..pipes import PIPE_SIZE, widen
 from ..priority import lower
 from ..render.pagefind_stable import stabilise
 from .wire import SEPARATOR, Answer, answers, request
@@ -52,9 +51,6 @@ TIMEOUT = 600.0
 READ = 1 << 16
 BODY = re.compile(r"<[a-zA-Z][^>]*\sdata-pagefind-body[\s=/>]")
 """An element Pagefind indexes (when any page has one, pages without one are left out)."""
-PIPE_SIZE = 1 << 20
-"""Bytes each pipe to and from the service holds (Linux's default most, ``/proc/sys/fs/pipe-max-size``): a few
-pages, so the build hands a page over and renders on while Pagefind is still reading the last one."""
 
 
 def executable() -> str:
@@ -106,8 +102,7 @@ class SearchStream:
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self._in, False)
         for fd in (self._in, self._out):
-            with contextlib.suppress(OSError, AttributeError):  # not Linux, or a lower limit: only waits more
-                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+            widen(fd)
         os.set_blocking(self._out, False)
         answer = self._call({"type": "NewIndex", "config": CONFIG})
         if answer is not None:
