@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -127,10 +129,8 @@ def on_env(env: Any, config: Any, files: Files) -> Any:
     pool: PagePool[PageWork, PageDone, Any] | None = _STATE.get("page_work")
     if pool is not None:
         try:
-            for page, done in pool.rest():
-                _take(done, page, config)
-        except WorkerFailed as exc:
-            raise PluginError(f"page content: {exc}") from exc
+            with _worker_failures():
+                _take_all(pool.rest(), config)
         finally:
             _stop_page_work()
         if _STATE["page_failures"]:
@@ -228,12 +228,9 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
                     indexed)
     pool: PagePool[PageWork, PageDone, Any] | None = _STATE.get("page_work")
     if pool is not None:
-        try:
-            for ready, done in pool.ready():
-                _take(done, ready, config)
-        except WorkerFailed as exc:
-            raise PluginError(f"page content: {exc}") from exc
-        pool.submit(work, page)
+        with _worker_failures():
+            _take_all(pool.ready(), config)
+            pool.submit(work, page)
         return ""  # what mkdocs keeps as the content until on_page_context sets the sealed one
     session = _STATE["preview"]
     # in preview the banner goes in first, then the page is indexed with it
@@ -248,6 +245,20 @@ def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
     elif done.document is not None and search is not None:
         search.add(page.file.dest_uri, done.document)
     return html
+
+
+@contextlib.contextmanager
+def _worker_failures() -> Iterator[None]:
+    """A page worker that raised or stopped fails the build with a message, not a traceback."""
+    try:
+        yield
+    except WorkerFailed as exc:
+        raise PluginError(f"page content: {exc}") from exc
+
+
+def _take_all(results: Iterable[tuple[Any, PageDone]], config: Any) -> None:
+    for page, done in results:
+        _take(done, page, config)
 
 
 def _take(done: PageDone, page: Any, config: Any) -> None:

@@ -177,3 +177,14 @@ def test_the_worker_runs_below_the_build() -> None:
         assert list(workers.rest()) == [(0, min(ours + NICE, 19))]
     finally:
         workers.close()
+
+
+def test_handing_over_to_a_worker_that_has_died_fails_with_a_message() -> None:
+    workers: PagePool[int, int, int] = PagePool(lambda _: os._exit(4))
+    try:
+        workers.submit(0, 0)
+        workers._process.join(30)
+        with pytest.raises(WorkerFailed, match=r"^the page worker stopped \(exit code 4\)$"):
+            workers.submit(1, 1)
+    finally:
+        workers.close()
