@@ -371,6 +371,32 @@ def test_a_local_run_that_leaves_nothing_behind_has_no_stray(tmp_path: Path) -> 
     assert raw.status["cells"][0]["outputs"] == [{"name": "stdout", "text": "done\n"}]
 
 
+@pytest.mark.parametrize("trust_local", [False, True], ids=["bwrap", "local"])
+def test_a_reader_still_draining_when_the_script_ends_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trust_local: bool
+) -> None:
+    """The reader thread may be behind when the script and its group are gone (the pipe holds up to a
+    widened buffer): the runner waits for it (1 s) instead of reading an unfinished message as no result.
+    A reader held 0.3 s after the end of the pipe stands in for a slow one, in both modes."""
+    if not trust_local:
+        require("bwrap")
+
+    class SlowChannel(runner._Channel):
+        def _read(self) -> None:
+            super()._read()
+            time.sleep(0.3)  # the pipe is drained; the thread ends 0.3 s later
+
+    monkeypatch.setattr(runner, "_Channel", SlowChannel)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / "quiet.py"
+    script.write_text("print('done')\n")
+    raw = run_script(root, script, 30, RunOptions(trust_local=trust_local, static_check=False))
+    assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 0), raw
+    assert raw.status is not None, raw
+    assert raw.status["cells"][0]["outputs"] == [{"name": "stdout", "text": "done\n"}]
+
+
 def test_a_run_that_never_started_counts_no_oom_kill_and_no_refused_fork() -> None:
     raw = runner.RawRun(None, False, 0.0, None, None, "", "", "", 0, 0)
     assert (raw.oom_kills, raw.pids_limited, raw.env_keys) == (0, 0, [])
