@@ -592,6 +592,35 @@ def test_a_cgroup_is_made_and_named_to_the_launcher_only_as_root(
 
 
 @pytest.mark.parametrize("trust_local", [False, True], ids=["bwrap", "local"])
+def test_a_run_whose_start_fails_leaves_no_descriptor_and_no_cgroup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trust_local: bool
+) -> None:
+    """A start that raises (bubblewrap or the interpreter cannot be executed) closes every pipe and side file
+    the run opened and removes the cgroup made for it (as root, where one is made)."""
+    from qbank.verify.sandbox import identity, limits
+
+    removed: list[limits.Cgroup] = []
+    made: list[limits.Cgroup] = []
+
+    def create(mem: int | None) -> limits.Cgroup:
+        made.append(limits.Cgroup(dirs=[tmp_path / "cgroup"]))
+        return made[-1]
+
+    monkeypatch.setattr(identity, "is_root", lambda: True)
+    monkeypatch.setattr(limits, "create", create)
+    monkeypatch.setattr(limits.Cgroup, "remove", lambda self: removed.append(self))
+    monkeypatch.setattr(runner, "_spawn", no_start)
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    (root / "verify" / "s.py").write_text("x = 1\n")
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(Stop):
+        run_script(root, root / "verify" / "s.py", 30, RunOptions(trust_local=trust_local, static_check=False))
+    assert sorted(os.listdir("/proc/self/fd")) == before
+    assert removed == made == ([] if trust_local else [limits.Cgroup(dirs=[tmp_path / "cgroup"])])
+
+
+@pytest.mark.parametrize("trust_local", [False, True], ids=["bwrap", "local"])
 def test_a_run_leaves_no_descriptor_open(tmp_path: Path, trust_local: bool) -> None:
     if not trust_local:
         require("bwrap")

@@ -14,12 +14,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import qbank
 
 from .api import OUT_ENV
 from .options import RunOptions
+
+if TYPE_CHECKING:
+    from .sandbox.limits import Cgroup
 
 __all__ = ["RawRun", "RunOptions", "child_env", "run_script"]
 
@@ -192,6 +195,12 @@ class _Channel:
         os.close(self.wfd)
         self.thread.start()
 
+    def close_unstarted(self) -> None:
+        """Close both ends when the reader never started (the script's start failed); nothing once it has."""
+        if self.thread.ident is None:
+            os.close(self.rfd)
+            os.close(self.wfd)
+
     def message(self, wait: float) -> dict[str, Any] | None:
         self.thread.join(wait)
         if self.thread.is_alive() or self.oversize:
@@ -263,72 +272,81 @@ SANDBOX_RUN = "/qbank/run"
 
 
 def _run_bwrap(root: Path, script: Path, timeout: float, options: RunOptions, host_dir: Path) -> RawRun:
+    from .sandbox import identity, limits
+
+    config = _config(script, root, SANDBOX_RUN, f"{SANDBOX_RUN}/work", timeout, options)
+    group = limits.create(config["mem_bytes"]) if identity.is_root() else None
+    try:  # the cgroup goes whatever happens after it was made, a start that fails included
+        return _run_bwrap_in(root, options, host_dir, config, group)
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def _run_bwrap_in(
+    root: Path, options: RunOptions, host_dir: Path, config: dict[str, Any], group: Cgroup | None
+) -> RawRun:
     from .sandbox import bwrap, identity, limits, seccomp, view
 
-    run_dir, work = SANDBOX_RUN, f"{SANDBOX_RUN}/work"
+    run_dir, work, timeout = config["run_dir"], config["work_dir"], float(config["timeout"])
     src = Path(qbank.__file__).resolve().parent.parent
-    config = _config(script, root, run_dir, work, timeout, options)
     uid = identity.job_uid()
-    group = limits.create(config["mem_bytes"]) if identity.is_root() else None
     gpu = options.device == "cuda" and not options.fake_cuda
-    seen = view.build(root, src, toolchain=gpu)
-    channel = _Channel(cap=8 * options.output_cap + (16 << 20))
-    faults, progress = _side_files(host_dir)
-    sr, sw = os.pipe()
-    try:
-        os.write(sw, seccomp.compile_filter())
-    finally:
-        os.close(sw)
-    config.update(
-        mode="bwrap",
-        view=[*seen.roots, run_dir, "/dev"],
-        nproc=limits.PIDS_MAX if uid is not None else None,
-        result_fd=channel.wfd,
-        faults_fd=faults,
-        progress_fd=progress,
-        cgroup=group is not None,
-    )
-    env = child_env(root, Path(run_dir), Path(work), options)
-    command = (sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config))
-    plan = bwrap.Plan(
-        command=command,
-        run_dir=run_dir,
-        work_dir=work,
-        tmpfs_bytes=options.fsize_bytes,
-        seccomp_fd=sr,
-        binds=tuple(seen.binds),
-        symlinks=tuple(seen.symlinks),
-        env=tuple(sorted(env.items())),
-        devices=tuple(view.gpu_devices()) if gpu else (),
-    )
-    stage = bwrap.staging_argv(plan.binds, plan.symlinks) if uid is not None else []
-    argv = [*limits.join_prefix(group), *stage, *identity.drop_prefix(uid), *bwrap.argv(plan)]
-    fds = [*seen.fds, sr, channel.wfd, faults, progress]
+    with contextlib.ExitStack() as opened:  # closed once bwrap has started, or when anything before fails
+        seen = view.build(root, src, toolchain=gpu)
+        opened.callback(seen.close)
+        channel = _Channel(cap=8 * options.output_cap + (16 << 20))
+        opened.callback(channel.close_unstarted)
+        faults, progress = _side_files(host_dir)
+        opened.callback(os.close, faults)
+        opened.callback(os.close, progress)
+        sr, sw = os.pipe()
+        opened.callback(os.close, sr)
+        try:
+            os.write(sw, seccomp.compile_filter())
+        finally:
+            os.close(sw)
+        config.update(
+            mode="bwrap",
+            view=[*seen.roots, run_dir, "/dev"],
+            nproc=limits.PIDS_MAX if uid is not None else None,
+            result_fd=channel.wfd,
+            faults_fd=faults,
+            progress_fd=progress,
+            cgroup=group is not None,
+        )
+        env = child_env(root, Path(run_dir), Path(work), options)
+        command = (sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config))
+        plan = bwrap.Plan(
+            command=command,
+            run_dir=run_dir,
+            work_dir=work,
+            tmpfs_bytes=options.fsize_bytes,
+            seccomp_fd=sr,
+            binds=tuple(seen.binds),
+            symlinks=tuple(seen.symlinks),
+            env=tuple(sorted(env.items())),
+            devices=tuple(view.gpu_devices()) if gpu else (),
+        )
+        stage = bwrap.staging_argv(plan.binds, plan.symlinks) if uid is not None else []
+        argv = [*limits.join_prefix(group), *stage, *identity.drop_prefix(uid), *bwrap.argv(plan)]
+        fds = [*seen.fds, sr, channel.wfd, faults, progress]
+        start = time.perf_counter()
+        # the wrapper processes see no more than PATH: /proc of the sandbox's init holds nothing secret
+        proc = _spawn(argv, {"PATH": "/usr/bin:/bin"}, "/", host_dir, fds)
+        channel.start()
 
     def kill() -> None:
         _killpg(proc.pid)
         if group is not None:
             group.kill()
 
-    start = time.perf_counter()
-    try:
-        # the wrapper processes see no more than PATH: /proc of the sandbox's init holds nothing secret
-        proc = _spawn(argv, {"PATH": "/usr/bin:/bin"}, "/", host_dir, fds)
-    finally:
-        seen.close()
-        for fd in (sr, faults, progress):
-            os.close(fd)
-    channel.start()
-    try:
-        timed_out = _wait(proc, timeout, kill)
-        duration = time.perf_counter() - start
-        kill()  # the namespace's init is gone with bwrap; anything that slipped into the group goes too
-        msg = channel.message(wait=5.0)
-        pids_limited = group.pids_limited() if group is not None else 0
-        oom = group.oom_kills() if group is not None else 0
-    finally:
-        if group is not None:
-            group.remove()
+    timed_out = _wait(proc, timeout, kill)
+    duration = time.perf_counter() - start
+    kill()  # the namespace's init is gone with bwrap; anything that slipped into the group goes too
+    msg = channel.message(wait=5.0)
+    pids_limited = group.pids_limited() if group is not None else 0
+    oom = group.oom_kills() if group is not None else 0
     if proc.returncode is not None and proc.returncode > 128 and msg is None:
         proc.returncode = -(proc.returncode - 128)  # bwrap reports a signal death as 128 + N
     status = msg.get("status") if msg else None
@@ -353,12 +371,15 @@ def _run_local(root: Path, script: Path, timeout: float, options: RunOptions, ho
     (work / "tmp").mkdir(parents=True)
     config = _config(script, root, str(run_dir), str(work), timeout, options)
     config["hide"] = secret_paths()
-    channel = _Channel(cap=8 * options.output_cap + (16 << 20))
-    faults, progress = _side_files(host_dir)
-    config.update(mode="local", result_fd=channel.wfd, faults_fd=faults, progress_fd=progress)
     env = child_env(root, run_dir, work, options)
-    start = time.perf_counter()
-    try:
+    with contextlib.ExitStack() as opened:  # closed once the launcher has started, or when its start fails
+        channel = _Channel(cap=8 * options.output_cap + (16 << 20))
+        opened.callback(channel.close_unstarted)
+        faults, progress = _side_files(host_dir)
+        opened.callback(os.close, faults)
+        opened.callback(os.close, progress)
+        config.update(mode="local", result_fd=channel.wfd, faults_fd=faults, progress_fd=progress)
+        start = time.perf_counter()
         proc = _spawn(
             [sys.executable, "-s", "-m", "qbank.verify.launch", json.dumps(config)],
             env,
@@ -366,10 +387,7 @@ def _run_local(root: Path, script: Path, timeout: float, options: RunOptions, ho
             host_dir,
             [channel.wfd, faults, progress],
         )
-    finally:
-        os.close(faults)
-        os.close(progress)
-    channel.start()
+        channel.start()
     timed_out = _wait(proc, timeout, lambda: _killpg(proc.pid))
     duration = time.perf_counter() - start
     stray = _group_alive(proc.pid)
