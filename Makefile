@@ -70,8 +70,10 @@ gpu-check: $(STAMP) sandbox
 	$(BIN)/qbank gpu-check
 
 # Mutation testing of the trust-critical modules (mutation/modules.toml; docs/testing.md). Not part of `make test`:
-# hours on two cores. MODULES="render-text paywall-csp" runs only those; the report goes to .mutation/report.md.
+# hours on two cores. MODULES="render-text paywall-csp" runs only those; JOBS modules run side by side, each in
+# its own copy of the tree (one per CPU by default); the report goes to .mutation/report.md.
 MODULES ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 MUTATION_STAMP := $(VENV)/.mutation-stamp
 
 $(MUTATION_STAMP): $(STAMP) pyproject.toml
@@ -79,7 +81,7 @@ $(MUTATION_STAMP): $(STAMP) pyproject.toml
 	@touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP) sandbox
-	$(BIN)/python -m mutation.run $(if $(strip $(MODULES)),--only $(MODULES))
+	$(BIN)/python -m mutation.run --jobs $(JOBS) $(if $(strip $(MODULES)),--only $(MODULES))
 
 clean:
 	rm -rf site .qbank .pytest_cache .mypy_cache .ruff_cache .mutation

@@ -182,14 +182,25 @@ def _pct(score: float | None) -> str:
     return "n/a" if score is None else f"{100 * score:.1f}%"
 
 
-def markdown(scores: Sequence[ModuleScore], stale: Sequence[str], tool: str) -> str:
-    """The report as Markdown: a table of scores, then every surviving and equivalent mutant."""
+def markdown(
+    scores: Sequence[ModuleScore], stale: Sequence[str], tool: str, run: Mapping[str, Any] | None = None
+) -> str:
+    """The report as Markdown: a table of scores, then every surviving and equivalent mutant. ``run``: the last
+    full run's record (``run.json``), shown when there is one."""
     total = sum(s.seconds for s in scores)
     lines = [
         "# Mutation report",
         "",
-        f"Tool: {tool}. Modules: {len(scores)}; run time {total:.0f} s.",
+        f"Tool: {tool}. Modules: {len(scores)}; run time {total:.0f} s (the modules' seconds added up).",
         "",
+    ]
+    if run:
+        lines += [
+            f"Last full run: started {run['started']} on commit {run['commit']}, {len(run['modules'])} module(s), "
+            f"{run['jobs']} job(s) side by side, {float(run['wall_seconds']):.0f} s wall.",
+            "",
+        ]
+    lines += [
         "| module | mutants | killed | survived | equivalent | skipped | error | pending | score | seconds |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]

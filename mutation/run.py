@@ -1,6 +1,6 @@
 """`make mutation`: run cosmic-ray on each configured module with its mapped tests, then write the report.
 
-Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--report-only | --retest | --resume]
+Usage: python -m mutation.run [--only NAME ...] [--out DIR] [--jobs N] [--report-only | --retest | --resume]
 
 Each module is mutated in place (cosmic-ray restores it after each mutant); the run refuses to start on a
 module with uncommitted changes, and checks every module is byte-identical afterwards. Sessions, the report
@@ -10,6 +10,9 @@ surviving and not equivalent (after tests were added for them), and rewrites the
 killed mutants stay killed as long as tests are only added. ``--resume`` keeps a module's session (a run
 stopped for time) and runs only its mutants without a result; it refuses a session whose module changed since
 the session was made (the mutants' positions would be wrong), and starts afresh where there is no session.
+``--jobs N`` runs N modules side by side, each in its own copy of the tree (``mutation/parallel.py``), so the
+working tree is never mutated. A full run records its start, commit, jobs and wall time in ``run.json``, which
+the report shows.
 Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
 """
 
@@ -27,6 +30,7 @@ import tomllib
 from pathlib import Path
 from typing import IO, Any
 
+from mutation.parallel import run_all
 from mutation.report import (
     ModuleScore,
     annotation_spans,
@@ -191,6 +195,28 @@ def retest_module(module: dict[str, Any], out: Path, equivalents: list[dict[str,
     return len(survivors), killed, time.monotonic() - start
 
 
+def _record_seconds(out: Path, name: str, took: float) -> None:
+    """Add a run's seconds to the module's: a resumed run adds its time to that of the session's runs that finished
+    (a stopped one records none)."""
+    seconds = out / f"{name}.seconds.json"
+    earlier = float(json.loads(seconds.read_text())["seconds"]) if seconds.exists() else 0.0
+    seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
+
+
+def run_record(modules: list[dict[str, Any]], jobs: int, started: float, wall: float) -> dict[str, Any]:
+    """What ``run.json`` keeps of a full run: when it started, on which commit, with how many jobs, how long."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return {
+        "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
+        "commit": head.stdout.strip() or None,
+        "jobs": jobs,
+        "modules": [m["name"] for m in modules],
+        "wall_seconds": round(wall, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mutation.run", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", default=None, help="module names (mutation/modules.toml)")
@@ -205,9 +231,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip-missing-tests", action="store_true", help="drop mapped test files that do not exist (an older tree)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="modules run side by side, each in a copy of the tree")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # one of --jobs' copies
     args = parser.parse_args(argv)
     if args.resume and (args.retest or args.report_only):
         print("mutation: --resume cannot go with --retest or --report-only", file=sys.stderr)
+        return 2
+    if args.jobs < 1 or (args.jobs > 1 and (args.retest or args.report_only)):
+        print("mutation: --jobs takes a number from 1 and goes with a full run or --resume", file=sys.stderr)
         return 2
     config = load()
     run, equivalents = config.get("run", {}), config.get("equivalent", [])
@@ -225,25 +256,39 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         m["tests"] = [t for t in m["tests"] if t not in absent]
     args.out.mkdir(parents=True, exist_ok=True)
-    if not args.report_only:
+    if not args.report_only and not args.worker:  # a worker's copy was made from a tree checked here
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", *(m["path"] for m in modules)],
-            cwd=ROOT, capture_output=True, text=True, check=False,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.strip()
         if dirty:
             print(f"mutation: commit or stash these first (they are mutated in place):\n{dirty}", file=sys.stderr)
             return 2
+    if args.retest:
         for m in modules:
             print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
-            if args.retest:
-                n, killed, took = retest_module(m, args.out, equivalents)
-                print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
-                continue
-            took = run_module(m, run, args.out, resume=args.resume)
-            # a resumed run adds its time to that of the session's runs that finished (a stopped one records none)
-            seconds = args.out / f"{m['name']}.seconds.json"
-            earlier = float(json.loads(seconds.read_text())["seconds"]) if seconds.exists() else 0.0
-            seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
+            n, killed, took = retest_module(m, args.out, equivalents)
+            print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
+    elif not args.report_only:
+        started, wall = time.time(), time.monotonic()
+        if args.jobs > 1:
+            extra = ["--resume"] * args.resume + ["--skip-missing-tests"] * args.skip_missing_tests
+            outcomes = run_all(ROOT, [m["name"] for m in modules], args.out, args.jobs, extra)
+            failed = ", ".join(f"{o.name} (exit {o.returncode})" for o in outcomes if o.returncode)
+            if failed:
+                print(f"mutation: the run of {failed} did not finish; see the logs in {args.out}", file=sys.stderr)
+                return 2
+        else:
+            for m in modules:
+                print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
+                _record_seconds(args.out, m["name"], run_module(m, run, args.out, resume=args.resume))
+        if args.worker:
+            return 0  # the run that started the worker writes the report
+        record = run_record(modules, args.jobs, started, time.monotonic() - wall)
+        (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     scores = []
     for m in modules:
         session = args.out / f"{m['name']}.sqlite"
@@ -255,9 +300,11 @@ def main(argv: list[str] | None = None) -> int:
         seconds = float(json.loads(took.read_text())["seconds"]) if took.exists() else 0.0
         scores.append(ModuleScore(m["name"], m["path"], seconds, mutants))
     stale = stale_equivalents(scores, equivalents)
-    (args.out / "report.md").write_text(markdown(scores, stale, TOOL))
+    recorded = args.out / "run.json"
+    last = json.loads(recorded.read_text()) if recorded.exists() else None
+    (args.out / "report.md").write_text(markdown(scores, stale, TOOL, last))
     (args.out / "report.json").write_text(as_json(scores, stale))
-    print(markdown(scores, stale, TOOL).split("\n## ")[0])
+    print(markdown(scores, stale, TOOL, last).split("\n## ")[0])
     print(f"mutation: report in {args.out / 'report.md'}", file=sys.stderr)
     return 1 if any(s.count("survived") or s.count("error") for s in scores) else 0
 
