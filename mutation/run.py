@@ -203,14 +203,21 @@ def _record_seconds(out: Path, name: str, took: float) -> None:
     seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
 
 
-def run_record(modules: list[dict[str, Any]], jobs: int, started: float, wall: float) -> dict[str, Any]:
-    """What ``run.json`` keeps of a full run: when it started, on which commit, with how many jobs, how long."""
+def head_commit() -> str | None:
+    """The commit checked out, read when a run starts (commits made while it runs are not what it tested)."""
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
     )
+    return head.stdout.strip() or None
+
+
+def run_record(
+    modules: list[dict[str, Any]], jobs: int, started: float, wall: float, commit: str | None
+) -> dict[str, Any]:
+    """What ``run.json`` keeps of a full run: when it started, on which commit, with how many jobs, how long."""
     return {
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
-        "commit": head.stdout.strip() or None,
+        "commit": commit,
         "jobs": jobs,
         "modules": [m["name"] for m in modules],
         "wall_seconds": round(wall, 1),
@@ -273,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             n, killed, took = retest_module(m, args.out, equivalents)
             print(f"mutation: {m['name']}: {killed} of {n} survivors now killed ({took:.0f} s)", file=sys.stderr)
     elif not args.report_only:
-        started, wall = time.time(), time.monotonic()
+        started, wall, commit = time.time(), time.monotonic(), head_commit()
         if args.jobs > 1:
             extra = ["--resume"] * args.resume + ["--skip-missing-tests"] * args.skip_missing_tests
             outcomes = run_all(ROOT, [m["name"] for m in modules], args.out, args.jobs, extra)
@@ -287,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 _record_seconds(args.out, m["name"], run_module(m, run, args.out, resume=args.resume))
         if args.worker:
             return 0  # the run that started the worker writes the report
-        record = run_record(modules, args.jobs, started, time.monotonic() - wall)
+        record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit)
         (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     scores = []
     for m in modules:

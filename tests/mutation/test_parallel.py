@@ -139,3 +139,30 @@ def test_workers_run_side_by_side_each_in_its_copy_and_leave_the_tree_as_it_was(
 @pytest.mark.parametrize("args", [["--jobs", "0"], ["--jobs", "2", "--retest"], ["--jobs", "2", "--report-only"]])
 def test_jobs_takes_a_number_from_one_and_goes_with_a_full_run(args: list[str], tmp_path: Path) -> None:
     assert mutation_run.main([*args, "--out", str(tmp_path)]) == 2
+
+
+def test_a_full_run_with_jobs_records_the_commit_it_started_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    heads = iter(["c0ffee1", "later"])  # a commit made while the run goes is not what it tested
+    monkeypatch.setattr(mutation_run, "head_commit", lambda: next(heads))
+    handed: list[tuple[list[str], int, list[str]]] = []
+
+    def run_all(root: Path, names: list[str], out: Path, jobs: int, extra: list[str]) -> list[parallel.Outcome]:
+        handed.append((list(names), jobs, list(extra)))
+        return [parallel.Outcome(n, 0, 1.0) for n in names]
+
+    monkeypatch.setattr(mutation_run, "run_all", run_all)
+    assert mutation_run.main(["--jobs", "2", "--resume", "--only", "pagepool-content", "--out", str(tmp_path)]) == 0
+    assert handed == [(["pagepool-content"], 2, ["--resume"])]
+    record = json.loads((tmp_path / "run.json").read_text())
+    assert (record["commit"], record["jobs"], record["modules"]) == ("c0ffee1", 2, ["pagepool-content"])
+    assert "on commit c0ffee1, 1 module(s), 2 job(s) side by side" in (tmp_path / "report.md").read_text()
+
+
+def test_a_worker_that_did_not_finish_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def run_all(root: Path, names: list[str], out: Path, jobs: int, extra: list[str]) -> list[parallel.Outcome]:
+        return [parallel.Outcome(names[0], 0, 1.0), parallel.Outcome(names[1], 1, 1.0)]
+
+    monkeypatch.setattr(mutation_run, "run_all", run_all)
+    args = ["--jobs", "2", "--only", "pagepool-content", "seal-nesting", "--out", str(tmp_path)]
+    assert mutation_run.main(args) == 2
+    assert not (tmp_path / "run.json").exists()
