@@ -3,12 +3,15 @@
 A module is mutated in place, and the tests of one module import the others' files, so two modules cannot be
 mutated in one tree at once. Each worker gets a copy of the working tree (the files ``git ls-files -co
 --exclude-standard`` names: tracked, and untracked but not ignored; the ignored tools the tests use, ``.venv``,
-``.vendor`` and ``node_modules``, are linked, never written) in a temporary folder outside the repository, and
-runs ``python -m mutation.run --worker --only NAME --out OUT`` there, one module at a time. ``PYTHONPATH``
-names the copy's ``src`` first, so its tests, and the scripts its sandbox runs, import the copy's (mutated)
-modules rather than those the editable install points at; each copy checks that before its first module.
-Modules go out longest first (the seconds their last session recorded; a module never run goes first).
-The working tree is never mutated, so a run stopped at any point leaves it as it was.
+``.vendor`` and ``node_modules``, are linked, never written) in a folder under ``OUT/trees/``, and runs
+``python -m mutation.run --worker --only NAME --out OUT`` there, one module at a time. ``PYTHONPATH`` names the
+copy's ``src`` first, so its tests, and the scripts its sandbox runs, import the copy's (mutated) modules rather
+than those the editable install points at; each copy checks that before its first module. Modules go out
+longest first (the seconds their last session recorded; a module never run goes first).
+
+The working tree is never mutated. cosmic-ray starts each mutant's tests in a session of their own, so a
+stopped run (Ctrl-C, SIGTERM, SIGHUP) ends every process that carries its copy's mark in its environment
+(``QBANK_MUTATION_TREE``), whatever its session, before the copies are removed.
 """
 
 from __future__ import annotations
@@ -23,17 +26,23 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 LINKED = (".venv", ".vendor", "node_modules")
+MARK = "QBANK_MUTATION_TREE"
+
+
+class WorkerSetupError(Exception):
+    """A worker's copy could not be made or imports the wrong modules: no module was run in it."""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One module's worker run: its exit status (0 all killed or equivalent, 1 a survivor, 2 or other: the run
-    itself failed) and seconds."""
+    """One module's worker run: its exit status (0 when it finished: the sessions say what survived; anything
+    else: the run itself failed) and seconds."""
 
     name: str
     returncode: int
@@ -72,9 +81,10 @@ def order(names: Sequence[str], out: Path) -> list[str]:
 
 
 def worker_env(tree: Path) -> dict[str, str]:
-    """The environment of a worker in ``tree``: the copy's ``src`` first on the path."""
+    """The environment of a worker in ``tree``: the copy's ``src`` first on the path, and the copy's mark."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    env[MARK] = str(tree)
     return env
 
 
@@ -86,20 +96,68 @@ def imports_from(tree: Path) -> Path:
         env=worker_env(tree),
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
     )
+    if probe.returncode != 0:
+        raise WorkerSetupError(f"a worker in {tree} cannot import qbank: {probe.stderr.strip()}")
     return Path(probe.stdout.strip()).resolve()
 
 
+def marked(base: Path) -> list[int]:
+    """The processes whose environment carries the mark of a copy under ``base`` (any session, any depth)."""
+    prefix = f"{MARK}={base}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone, or not ours to read
+            continue
+        if any(var.startswith(prefix) for var in environ.split(b"\0")):
+            found.append(int(entry.name))
+    return found
+
+
+def end_marked(base: Path, rounds: int = 50) -> None:
+    """SIGKILL every process marked for ``base`` until none is left (a dying parent may still fork once)."""
+    for _ in range(rounds):
+        pids = marked(base)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the run as Ctrl-C does, so its cleanup runs (``timeout``, a cancelled CI job)."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    before = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def run_all(root: Path, names: Sequence[str], out: Path, jobs: int, extra: Sequence[str] = ()) -> list[Outcome]:
-    """Run every named module in ``jobs`` copies of the tree; each worker's output goes to ``out`` as a single
-    run's would. ``extra``: arguments for each worker (``--resume``, ``--skip-missing-tests``)."""
+    """Run every named module in ``jobs`` copies of the tree; each worker writes to ``out`` what a single run
+    would. ``extra``: arguments for each worker (``--resume``, ``--skip-missing-tests``). Raises WorkerSetupError
+    when a copy cannot be used (the other workers stop taking modules)."""
+    out = out.resolve()  # the workers run elsewhere: a relative folder would be theirs, and removed with them
     queue = order(names, out)
     lock = threading.Lock()
     outcomes: list[Outcome] = []
-    live: set[subprocess.Popen[bytes]] = set()
     failures: list[BaseException] = []
-    base = Path(tempfile.mkdtemp(prefix="qbank-mutation-"))
+    stopping = threading.Event()
+    (out / "trees").mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="run-", dir=out / "trees"))
 
     def work(k: int) -> None:
         tree = base / f"w{k}"
@@ -107,20 +165,17 @@ def run_all(root: Path, names: Sequence[str], out: Path, jobs: int, extra: Seque
             copy_tree(root, tree)
             found = imports_from(tree)
             if not found.is_relative_to((tree / "src").resolve()):
-                raise RuntimeError(f"a worker in {tree} imports qbank from {found}, not from its copy")
+                raise WorkerSetupError(f"a worker in {tree} imports qbank from {found}, not from its copy")
             while True:
                 with lock:
-                    if not queue or failures:
+                    if not queue or failures or stopping.is_set():
                         return
                     name = queue.pop(0)
                 start = time.monotonic()
                 argv = [sys.executable, "-m", "mutation.run", "--worker", "--out", str(out), *extra, "--only", name]
                 proc = subprocess.Popen(argv, cwd=tree, env=worker_env(tree), start_new_session=True)
-                with lock:
-                    live.add(proc)
                 proc.wait()
                 with lock:
-                    live.discard(proc)
                     outcomes.append(Outcome(name, proc.returncode, time.monotonic() - start))
         except BaseException as exc:  # reported by run_all; the other workers stop taking modules
             with lock:
@@ -128,20 +183,20 @@ def run_all(root: Path, names: Sequence[str], out: Path, jobs: int, extra: Seque
 
     threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(max(1, min(jobs, len(queue))))]
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)
+        with _stop_on_signals():
+            for t in threads:
+                t.start()
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.5)
     finally:
-        with lock:
-            queue.clear()
-            for proc in live:  # an interrupt: each worker's whole process group (pytest, sandboxed scripts)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGTERM)
+        stopping.set()
+        end_marked(base)  # on an interrupt: the workers, cosmic-ray, each mutant's tests and what they started
         for t in threads:
             t.join(10)
+        end_marked(base)
         shutil.rmtree(base, ignore_errors=True)
     if failures:
-        raise SystemExit(f"mutation: a worker failed: {failures[0]}")
+        first = failures[0]
+        raise first if isinstance(first, WorkerSetupError) else WorkerSetupError(f"a worker failed: {first!r}")
     return sorted(outcomes, key=lambda o: list(names).index(o.name))

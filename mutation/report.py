@@ -31,6 +31,7 @@ class Mutant:
     outcome: str  # killed, survived, equivalent, skipped, error
     diff: str = ""
     reason: str = ""  # why equivalent or skipped
+    timeout: bool = False  # killed because its tests ran past the timeout, not because one failed
 
 
 @dataclass
@@ -51,6 +52,9 @@ class ModuleScore:
         """Killed over killed plus survived (None when nothing ran)."""
         ran = self.count("killed") + self.count("survived")
         return self.count("killed") / ran if ran else None
+
+
+TIMEOUT = "timeout"  # cosmic-ray's output for a mutant whose tests ran past the timeout (testing.run_tests)
 
 
 def classify(worker_outcome: str | None, test_outcome: str | None) -> str:
@@ -139,7 +143,8 @@ def read_session(
     conn = sqlite3.connect(session)
     try:
         rows = conn.execute(
-            "SELECT s.operator_name, s.start_pos_row, s.start_pos_col, r.worker_outcome, r.test_outcome, r.diff"
+            "SELECT s.operator_name, s.start_pos_row, s.start_pos_col, r.worker_outcome, r.test_outcome, r.diff,"
+            " r.output"
             " FROM mutation_specs s LEFT JOIN work_results r ON r.job_id = s.job_id"
             " ORDER BY s.start_pos_row, s.start_pos_col, s.operator_name"
         ).fetchall()
@@ -147,7 +152,7 @@ def read_session(
         conn.close()
     out = []
     spans = annotation_spans("\n".join(lines) + "\n")
-    for operator, row, col, worker, test, diff in rows:
+    for operator, row, col, worker, test, diff, output in rows:
         source = lines[row - 1].strip() if 0 < row <= len(lines) else ""
         outcome = classify(worker, test) if worker is not None else "pending"  # not run yet (an interrupted run)
         reason = ""
@@ -158,7 +163,8 @@ def read_session(
                 outcome, reason = "equivalent", eq
         elif outcome == "skipped":
             reason = skip_reason(operator, skips)
-        out.append(Mutant(path, operator, row, col, source, outcome, diff or "", reason))
+        timeout = outcome == "killed" and output == TIMEOUT
+        out.append(Mutant(path, operator, row, col, source, outcome, diff or "", reason, timeout))
     return out
 
 
@@ -196,8 +202,9 @@ def markdown(
     ]
     if run:
         lines += [
-            f"Last full run: started {run['started']} on commit {run['commit']}, {len(run['modules'])} module(s), "
-            f"{run['jobs']} job(s) side by side, {float(run['wall_seconds']):.0f} s wall.",
+            f"Last run (not a retest): started {run['started']} on commit {run['commit'] or '(unknown)'}, "
+            f"{len(run['modules'])} module(s), {run['jobs']} job(s) side by side, "
+            f"{float(run['wall_seconds']):.0f} s wall (a resumed run: its own part only).",
             "",
         ]
     lines += [
@@ -215,6 +222,14 @@ def markdown(
         for m in found:
             why = f" — {m.reason}" if m.reason else ""
             lines.append(f"- `{m.path}:{m.line}:{m.col}` {m.operator}: `{m.source}`{why}")
+    slow = [m for s in scores for m in s.mutants if m.timeout]
+    lines += ["", f"## Killed by a timeout ({len(slow)})", ""]
+    lines += [
+        "Counted as killed: no test failed, the tests ran past the module's timeout (a hang is noticed). Under load "
+        "an equivalent mutant can time out too; each is worth a look.",
+        "",
+    ] * bool(slow)
+    lines += [f"- `{m.path}:{m.line}:{m.col}` {m.operator}: `{m.source}`" for m in slow]
     if stale:
         lines += ["", f"## Stale equivalents ({len(stale)}): listed, but no such mutant survives", ""]
         lines += [f"- {s}" for s in stale]
@@ -231,6 +246,7 @@ def as_json(scores: Sequence[ModuleScore], stale: Sequence[str]) -> str:
                 "seconds": round(s.seconds, 1),
                 "score": s.score,
                 "counts": {o: s.count(o) for o in ("killed", "survived", "equivalent", "skipped", "error", "pending")},
+                "killed_by_timeout": sum(1 for m in s.mutants if m.timeout),
                 "mutants": [asdict(m) for m in s.mutants if m.outcome != "skipped"],
             }
             for s in scores

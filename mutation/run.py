@@ -30,7 +30,7 @@ import tomllib
 from pathlib import Path
 from typing import IO, Any
 
-from mutation.parallel import run_all
+from mutation.parallel import WorkerSetupError, run_all
 from mutation.report import (
     ModuleScore,
     annotation_spans,
@@ -203,6 +203,33 @@ def _record_seconds(out: Path, name: str, took: float) -> None:
     seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
 
 
+def uncommitted(paths: list[str]) -> str:
+    """``git status --porcelain`` of these paths: empty when none has uncommitted changes."""
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--", *paths], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return status.stdout.strip()
+
+
+def _run_side_by_side(modules: list[dict[str, Any]], args: argparse.Namespace) -> bool:
+    """``--jobs``: every module in the workers' copies; False (said on stderr) when one did not finish: its
+    worker failed, or it has no session afterwards. The modules that finished are reported all the same."""
+    extra = ["--resume"] * args.resume + ["--skip-missing-tests"] * args.skip_missing_tests
+    names = [m["name"] for m in modules]
+    try:
+        outcomes = run_all(ROOT, names, args.out, args.jobs, extra)
+    except WorkerSetupError as exc:
+        print(f"mutation: {exc}", file=sys.stderr)
+        return False
+    ran = {o.name for o in outcomes if o.returncode == 0}
+    failed = [f"{o.name} (exit {o.returncode})" for o in outcomes if o.returncode]
+    failed += [f"{n} (no session)" for n in names if n in ran and not (args.out / f"{n}.sqlite").exists()]
+    failed += [f"{n} (never started)" for n in names if n not in {o.name for o in outcomes}]
+    if failed:
+        print(f"mutation: did not finish: {', '.join(failed)}; see the logs in {args.out}", file=sys.stderr)
+    return not failed
+
+
 def head_commit() -> str | None:
     """The commit checked out, read when a run starts (commits made while it runs are not what it tested)."""
     head = subprocess.run(
@@ -241,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="modules run side by side, each in a copy of the tree")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # one of --jobs' copies
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # the workers of --jobs run in copies elsewhere
     if args.resume and (args.retest or args.report_only):
         print("mutation: --resume cannot go with --retest or --report-only", file=sys.stderr)
         return 2
@@ -264,16 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         m["tests"] = [t for t in m["tests"] if t not in absent]
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only and not args.worker:  # a worker's copy was made from a tree checked here
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", *(m["path"] for m in modules)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        if dirty:
-            print(f"mutation: commit or stash these first (they are mutated in place):\n{dirty}", file=sys.stderr)
+        changed = uncommitted([m["path"] for m in modules])
+        if changed:
+            print(f"mutation: commit or stash these first (they are mutated in place):\n{changed}", file=sys.stderr)
             return 2
+    unfinished = False
     if args.retest:
         for m in modules:
             print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
@@ -282,20 +305,16 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.report_only:
         started, wall, commit = time.time(), time.monotonic(), head_commit()
         if args.jobs > 1:
-            extra = ["--resume"] * args.resume + ["--skip-missing-tests"] * args.skip_missing_tests
-            outcomes = run_all(ROOT, [m["name"] for m in modules], args.out, args.jobs, extra)
-            failed = ", ".join(f"{o.name} (exit {o.returncode})" for o in outcomes if o.returncode)
-            if failed:
-                print(f"mutation: the run of {failed} did not finish; see the logs in {args.out}", file=sys.stderr)
-                return 2
+            unfinished = not _run_side_by_side(modules, args)
         else:
             for m in modules:
                 print(f"mutation: {m['path']} ...", file=sys.stderr, flush=True)
                 _record_seconds(args.out, m["name"], run_module(m, run, args.out, resume=args.resume))
         if args.worker:
             return 0  # the run that started the worker writes the report
-        record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit)
-        (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
+        if not unfinished:
+            record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit)
+            (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     scores = []
     for m in modules:
         session = args.out / f"{m['name']}.sqlite"
@@ -313,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "report.json").write_text(as_json(scores, stale))
     print(markdown(scores, stale, TOOL, last).split("\n## ")[0])
     print(f"mutation: report in {args.out / 'report.md'}", file=sys.stderr)
+    if unfinished:
+        return 2
     return 1 if any(s.count("survived") or s.count("error") for s in scores) else 0
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,21 +18,7 @@ import pytest
 from mutation import parallel
 from mutation import run as mutation_run
 
-STAND_IN = """\
-import json, os, sys, time
-from pathlib import Path
-argv = sys.argv[1:]
-out, name = Path(argv[argv.index("--out") + 1]), argv[argv.index("--only") + 1]
-import qbank
-module = Path("src/qbank/m.py")
-start = time.time()
-module.write_text("MUTATED = True\\n")  # what cosmic-ray does to the module, in place
-time.sleep(0.6)
-(out / f"{name}.seen.json").write_text(json.dumps({
-    "cwd": os.getcwd(), "qbank": qbank.__file__, "argv": argv, "start": start, "end": time.time(),
-}))
-sys.exit(3 if name == "broken" else 0)
-"""
+STAND_IN = Path(__file__).with_name("stand_in_run.py")
 
 
 def git(repo: Path, *args: str) -> None:
@@ -47,7 +35,7 @@ def repo(tmp_path: Path) -> Path:
     (root / "src" / "qbank" / "m.py").write_text("MUTATED = False\n")
     (root / "mutation").mkdir()
     (root / "mutation" / "__init__.py").write_text("")
-    (root / "mutation" / "run.py").write_text(STAND_IN)
+    (root / "mutation" / "run.py").write_text(STAND_IN.read_text())
     (root / ".gitignore").write_text("ignored/\n.venv/\n")
     (root / "ignored").mkdir()
     (root / "ignored" / "cache").write_text("a developer's cache\n")
@@ -130,10 +118,66 @@ def test_workers_run_side_by_side_each_in_its_copy_and_leave_the_tree_as_it_was(
     for s in seen.values():
         assert Path(s["qbank"]).resolve() == (Path(s["cwd"]) / "src" / "qbank" / "__init__.py").resolve()
         assert s["argv"][:1] == ["--worker"] and "--resume" in s["argv"]
-    runs = sorted((s["start"], s["end"]) for s in seen.values())
-    assert runs[1][0] < runs[0][1]  # the first two overlapped: two workers at once
+    assert seen["a"]["met"] and seen["b"]["met"]  # a and b (the first two) ran at once, each seeing the other
     assert (repo / "src" / "qbank" / "m.py").read_text() == "MUTATED = False\n"  # mutated only in the copies
     assert all(not Path(t).exists() for t in trees)  # the copies are removed
+    assert all(Path(t).is_relative_to(out / "trees") for t in trees)  # under the run's folder, not /tmp
+
+
+def test_a_relative_out_is_the_callers_folder_not_the_workers(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    outcomes = parallel.run_all(repo, ["c"], Path("rel"), 2)
+    assert [(o.name, o.returncode) for o in outcomes] == [("c", 0)]
+    assert (tmp_path / "rel" / "c.seen.json").exists()
+
+
+def test_a_copy_that_imports_qbank_from_elsewhere_runs_nothing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "imports_from", lambda tree: repo / "src" / "qbank" / "__init__.py")
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(parallel.WorkerSetupError, match=r"imports qbank from .*, not from its copy"):
+        parallel.run_all(repo, ["a", "b"], out, 2)
+    assert not list(out.glob("*.started"))
+
+
+def test_a_stopped_run_ends_the_tests_in_their_own_session_and_removes_the_copies(repo: Path, tmp_path: Path) -> None:
+    """SIGTERM to the run (``timeout``, a cancelled job): the worker, and what it started in a session of its
+    own (as cosmic-ray starts each mutant's tests), are ended before the copies go."""
+    out = tmp_path / "out"
+    out.mkdir()
+    code = (
+        "from pathlib import Path; from mutation import parallel; "
+        f"parallel.run_all(Path({str(repo)!r}), ['sleeper'], Path({str(out)!r}), 1)"
+    )
+    run = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2])
+    pid_file = out / "sleeper.pid"
+    for _ in range(600):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.05)
+    grandchild = int(pid_file.read_text())
+    assert _alive(grandchild)
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(timeout=30) != 0
+    for _ in range(100):
+        if not _alive(grandchild):
+            break
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+    assert list((out / "trees").iterdir()) == []  # the copy is gone
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie, ended and not yet reaped by whoever adopted it, is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("args", [["--jobs", "0"], ["--jobs", "2", "--retest"], ["--jobs", "2", "--report-only"]])
@@ -144,10 +188,14 @@ def test_jobs_takes_a_number_from_one_and_goes_with_a_full_run(args: list[str], 
 def test_a_full_run_with_jobs_records_the_commit_it_started_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     heads = iter(["c0ffee1", "later"])  # a commit made while the run goes is not what it tested
     monkeypatch.setattr(mutation_run, "head_commit", lambda: next(heads))
+    monkeypatch.setattr(mutation_run, "uncommitted", lambda paths: "")  # whatever the real tree holds now
+    monkeypatch.setattr(mutation_run, "read_session", lambda *a: [])
     handed: list[tuple[list[str], int, list[str]]] = []
 
     def run_all(root: Path, names: list[str], out: Path, jobs: int, extra: list[str]) -> list[parallel.Outcome]:
         handed.append((list(names), jobs, list(extra)))
+        for n in names:
+            (out / f"{n}.sqlite").write_bytes(b"")  # each worker's session
         return [parallel.Outcome(n, 0, 1.0) for n in names]
 
     monkeypatch.setattr(mutation_run, "run_all", run_all)
@@ -159,10 +207,33 @@ def test_a_full_run_with_jobs_records_the_commit_it_started_on(tmp_path: Path, m
 
 
 def test_a_worker_that_did_not_finish_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    handed: list[list[str]] = []
+
     def run_all(root: Path, names: list[str], out: Path, jobs: int, extra: list[str]) -> list[parallel.Outcome]:
+        handed.append(list(names))
+        (out / f"{names[0]}.sqlite").write_bytes(b"")  # the one that finished has its session
         return [parallel.Outcome(names[0], 0, 1.0), parallel.Outcome(names[1], 1, 1.0)]
 
     monkeypatch.setattr(mutation_run, "run_all", run_all)
+    monkeypatch.setattr(mutation_run, "uncommitted", lambda paths: "")
+    monkeypatch.setattr(mutation_run, "read_session", lambda *a: [])
     args = ["--jobs", "2", "--only", "pagepool-content", "seal-nesting", "--out", str(tmp_path)]
     assert mutation_run.main(args) == 2
+    assert handed == [["seal-nesting", "pagepool-content"]]
+    assert not (tmp_path / "run.json").exists()
+    assert "src/qbank/seal/nesting.py" in (tmp_path / "report.md").read_text()  # what finished is reported
+
+
+@pytest.mark.parametrize("why", ["setup", "no-session"])
+def test_a_run_whose_worker_could_not_start_or_left_no_session_fails(
+    why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def run_all(root: Path, names: list[str], out: Path, jobs: int, extra: list[str]) -> list[parallel.Outcome]:
+        if why == "setup":
+            raise parallel.WorkerSetupError("a worker in w0 imports qbank from elsewhere")
+        return [parallel.Outcome(n, 0, 1.0) for n in names]  # exit 0, yet no session written
+
+    monkeypatch.setattr(mutation_run, "run_all", run_all)
+    monkeypatch.setattr(mutation_run, "uncommitted", lambda paths: "")
+    assert mutation_run.main(["--jobs", "2", "--only", "pagepool-content", "--out", str(tmp_path)]) == 2
     assert not (tmp_path / "run.json").exists()

@@ -30,9 +30,13 @@ def session(tmp_path: Path, rows: list[tuple[str, int, str | None, str | None]])
         " job_id VARCHAR NOT NULL PRIMARY KEY)"
     )
     for i, (op, line, worker, test) in enumerate(rows):
-        conn.execute("INSERT INTO mutation_specs VALUES ('m.py', ?, '{}', 0, ?, 4, ?, 5, NULL, ?)", (op, line, line, i))
+        conn.execute(
+            "INSERT INTO mutation_specs VALUES ('m.py', ?, '{}', 0, ?, 4, ?, 5, NULL, ?)",
+            (op.removesuffix("#timeout"), line, line, i),
+        )
         if worker is not None:
-            conn.execute("INSERT INTO work_results VALUES (?, '', ?, '-a\n+b', ?)", (worker, test, i))
+            output = "timeout" if op.endswith("#timeout") else ""  # what cosmic-ray writes for a timeout
+            conn.execute("INSERT INTO work_results VALUES (?, ?, ?, '-a\n+b', ?)", (worker, output, test, i))
     conn.commit()
     conn.close()
     return path
@@ -74,7 +78,12 @@ def test_outcomes_scores_and_equivalents(tmp_path: Path) -> None:
     assert "## Equivalent mutants (1)" in report and "x * 2 is x + x" in report
     doc = json.loads(as_json([score], []))
     assert doc["modules"][0]["counts"] == {
-        "killed": 2, "survived": 1, "equivalent": 1, "skipped": 1, "error": 1, "pending": 1
+        "killed": 2,
+        "survived": 1,
+        "equivalent": 1,
+        "skipped": 1,
+        "error": 1,
+        "pending": 1,
     }
 
 
@@ -97,9 +106,16 @@ def test_the_configuration_names_real_modules_and_tests() -> None:
         assert eq["reason"].strip() and eq["line"].strip() in (ROOT / eq["path"]).read_text(), eq
     # every trust-critical area the issue names is configured
     paths = {m["path"] for m in config["module"]}
-    for area in ("src/qbank/paywall/", "src/qbank/verify/sandbox/", "src/qbank/verify/runner.py",
-                 "src/qbank/claims/match.py", "src/qbank/claims/bind.py", "src/qbank/corpus.py",
-                 "src/qbank/render/text.py", "src/qbank/deploy/plan.py"):
+    for area in (
+        "src/qbank/paywall/",
+        "src/qbank/verify/sandbox/",
+        "src/qbank/verify/runner.py",
+        "src/qbank/claims/match.py",
+        "src/qbank/claims/bind.py",
+        "src/qbank/corpus.py",
+        "src/qbank/render/text.py",
+        "src/qbank/deploy/plan.py",
+    ):
         assert any(p.startswith(area) for p in paths), area
     for folder in ("paywall", "verify/sandbox"):  # every module of these, not only some
         for py in (ROOT / "src" / "qbank" / folder).rglob("*.py"):
@@ -125,15 +141,48 @@ def test_annotations_python_never_evaluates() -> None:
 def test_an_equivalent_can_name_one_of_several_mutants_at_a_place(tmp_path: Path) -> None:
     """n-1 replaced by n-0 and by n-2 is one operator at one column: the entry names the one that is equivalent."""
     source = ["def last(xs):", "    return xs[len(xs) - 1]"]
-    eq = {"path": "m.py", "operator": "core/NumberReplacer", "line": "return xs[len(xs) - 1]", "col": 4,
-          "mutated": "len(xs) - 0", "reason": "r"}
-    s = session(tmp_path, [("core/NumberReplacer", 2, "NORMAL", "SURVIVED"), ("core/NumberReplacer", 2, "NORMAL",
-                                                                              "SURVIVED")])
+    eq = {
+        "path": "m.py",
+        "operator": "core/NumberReplacer",
+        "line": "return xs[len(xs) - 1]",
+        "col": 4,
+        "mutated": "len(xs) - 0",
+        "reason": "r",
+    }
+    s = session(
+        tmp_path, [("core/NumberReplacer", 2, "NORMAL", "SURVIVED"), ("core/NumberReplacer", 2, "NORMAL", "SURVIVED")]
+    )
     conn = sqlite3.connect(s)
-    conn.execute("UPDATE work_results SET diff = ? WHERE job_id = '0'", ("-    return xs[len(xs) - 1]\n"
-                                                                        "+    return xs[len(xs) - 0]",))
-    conn.execute("UPDATE work_results SET diff = ? WHERE job_id = '1'", ("-    return xs[len(xs) - 1]\n"
-                                                                        "+    return xs[len(xs) - 2]",))
+    conn.execute(
+        "UPDATE work_results SET diff = ? WHERE job_id = '0'",
+        ("-    return xs[len(xs) - 1]\n+    return xs[len(xs) - 0]",),
+    )
+    conn.execute(
+        "UPDATE work_results SET diff = ? WHERE job_id = '1'",
+        ("-    return xs[len(xs) - 1]\n+    return xs[len(xs) - 2]",),
+    )
     conn.commit()
     conn.close()
     assert [m.outcome for m in read_session(s, "m.py", source, [eq], [])] == ["equivalent", "survived"]
+
+
+def test_a_mutant_killed_by_a_timeout_is_killed_and_listed_as_such(tmp_path: Path) -> None:
+    s = session(
+        tmp_path,
+        [
+            ("core/ReplaceComparisonOperator_Gt_Lt#timeout", 2, "NORMAL", "KILLED"),  # its tests ran past the timeout
+            ("core/ReplaceComparisonOperator_Gt_GtE", 2, "NORMAL", "KILLED"),  # a test failed
+        ],
+    )
+    mutants = read_session(s, "m.py", SOURCE, [], [])
+    assert [(m.operator, m.outcome, m.timeout) for m in mutants] == [
+        ("core/ReplaceComparisonOperator_Gt_GtE", "killed", False),
+        ("core/ReplaceComparisonOperator_Gt_Lt", "killed", True),
+    ]
+    score = ModuleScore("m", "m.py", 1.0, mutants)
+    report = markdown([score], [], "cosmic-ray 8.7.0")
+    assert "## Killed by a timeout (1)" in report
+    assert (
+        "- `m.py:2:4` core/ReplaceComparisonOperator_Gt_Lt: `return a > b`" in report.split("## Killed by a timeout")[1]
+    )
+    assert json.loads(as_json([score], []))["modules"][0]["killed_by_timeout"] == 1
