@@ -377,14 +377,14 @@ def test_a_reader_still_draining_when_the_script_ends_is_waited_for(
 ) -> None:
     """The reader thread may be behind when the script and its group are gone (the pipe holds up to a
     widened buffer): the runner waits for it (1 s) instead of reading an unfinished message as no result.
-    A reader held 0.3 s after the end of the pipe stands in for a slow one, in both modes."""
+    A reader held 0.5 s after the end of the pipe stands in for a slow one, in both modes."""
     if not trust_local:
         require("bwrap")
 
     class SlowChannel(runner._Channel):
         def _read(self) -> None:
             super()._read()
-            time.sleep(0.3)  # the pipe is drained; the thread ends 0.3 s later
+            time.sleep(0.5)  # the pipe is drained; the thread ends 0.5 s later
 
     monkeypatch.setattr(runner, "_Channel", SlowChannel)
     root = tmp_path / "repo"
