@@ -59,6 +59,7 @@ def tree_files(root: Path) -> list[str]:
 
 def copy_tree(root: Path, dest: Path) -> None:
     """Copy the working tree's files into ``dest`` (modes and symbolic links kept) and link the ignored tools."""
+    root = root.resolve()  # the links to the tools name it: a relative root would make them point at themselves
     for rel in tree_files(root):
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)

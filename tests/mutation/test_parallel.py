@@ -79,6 +79,14 @@ def test_a_copy_keeps_modes_and_links_and_links_the_tools(repo: Path, tmp_path: 
     assert not (copy / ".vendor").exists()  # linked only where the tree has one
 
 
+def test_a_copy_of_a_tree_named_relatively_links_the_tools_of_that_tree(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    parallel.copy_tree(Path("."), tmp_path / "copy")
+    assert (tmp_path / "copy" / ".venv").resolve() == (repo / ".venv").resolve()
+
+
 def test_a_worker_imports_the_copys_modules_not_the_installed_ones(repo: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     parallel.copy_tree(repo, copy)
