@@ -147,6 +147,19 @@ def test_a_bad_import_row_is_placed_at_its_line_and_first_column(tmp_path: Path)
     assert [(p.line, p.col, p.code) for p in problems] == [(3, 1, "ledger-csv-row")]
 
 
+def test_an_import_records_each_row_with_its_own_email_trimmed(tmp_path: Path) -> None:
+    csv = tmp_path / "orders.csv"
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        k1, k2 = book.mint(2)
+        csv.write_text(f"Customer Email,License Key,Sold On\n ann@example.org ,{k1},2026-11-02\n,{k2},2026-11-03\n")
+        sold, problems = book.import_csv(csv)
+        assert (sold, problems) == (2, [])
+        assert sorted((lic.sold_on, lic.email) for lic in book.licenses()) == [
+            ("2026-11-02", "ann@example.org"),
+            ("2026-11-03", ""),  # an empty cell is an empty email, not a failed row
+        ]
+
+
 # --- a read-only ledger -----------------------------------------------------------------------------------
 
 
@@ -225,6 +238,28 @@ def test_every_bad_line_is_reported_not_only_the_first(tmp_path: Path) -> None:
             (11, 4, "shop-revoked", "this key was revoked; it cannot be sold"),
             (12, 4, "shop-unknown-key", "this key is not in the ledger"),
             (13, 4, "shop-key-resold", "this key was sold in another order already"),
+        ]
+        assert rows(book) == before
+
+
+def test_an_order_imported_again_with_an_earlier_date_or_an_email_sorting_first_conflicts(tmp_path: Path) -> None:
+    """Another date or email than the first import's, on whichever side it sorts: not only a later one."""
+    with open_ledger(tmp_path / "l.sqlite3") as book:
+        k1, k2 = book.mint(2)
+        first = [order(2, "1001", k1, email="m@example.org"), order(3, "1002", k2, email="m@example.org")]
+        assert book.apply_orders("sendowl", first) == ({"sold": 2, "revoked": 0}, [])
+        before = rows(book)
+        counts, problems = book.apply_orders(
+            "sendowl",
+            [
+                order(2, "1001", k1, day=DAY - dt.timedelta(days=1), email="m@example.org"),  # an earlier date
+                order(3, "1002", k2, email="a@example.org"),  # an email that sorts before the first one
+            ],
+        )
+        assert counts == {"sold": 0, "revoked": 0}
+        assert [(p.line, p.code, p.message) for p in problems] == [
+            (2, "shop-order-conflict", "order 1001 was imported before with another date or email"),
+            (3, "shop-order-conflict", "order 1002 was imported before with another date or email"),
         ]
         assert rows(book) == before
 
