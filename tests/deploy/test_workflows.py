@@ -160,7 +160,8 @@ def test_mutation_runs_weekly_per_module_and_keeps_the_report() -> None:
     assert 'make mutation MODULES="${{ matrix.module }}"' in steps
     assert "command -v bwrap > /dev/null || sudo apt-get install -y bubblewrap" in steps
     upload = next(s for s in jobs["mutate"]["steps"] if "upload-artifact" in s.get("uses", ""))
-    assert upload["if"] == "always()" and upload["with"]["path"].split() == [".mutation/", "!.mutation/run.json", "!.mutation/trees/"]
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"].split() == [".mutation/", "!.mutation/run.json", "!.mutation/trees/"]
     assert jobs["report"]["if"] == "always()" and jobs["report"]["needs"] == "mutate"
     report = " ".join(str(s.get("run", "")) for s in jobs["report"]["steps"])
     assert "python3 -m mutation.run --report-only" in report and "GITHUB_STEP_SUMMARY" in report

@@ -109,12 +109,13 @@ def test_each_file_type_is_read(tmp_path: Path, suffix: str) -> None:
         ("search/index.json", json.dumps({"docs": [{"t": SECRET.replace(" ", "\t")}]})),
         ("data.txt", "  " + json.dumps([SECRET.replace(" ", "\t")])),  # JSON by its content, not its name
         ("search/keys.json", json.dumps({SECRET.replace(" ", "\t"): 1})),  # a key is a string too
+        ("search/text.json", json.dumps(SECRET.replace(" ", "\t"))),  # a JSON file that is one bare string
         # percent-encoding with %20 for spaces (quote, not quote_plus): only the decoded URL reads the words
         ("share.html", f'<a href="https://x.example/?t={urllib.parse.quote(SECRET)}">share</a>'),
         # a JavaScript string with every "a" escaped: only the decoded escapes spell the words
         ("assets/app.js", 'var t="' + SECRET.replace("a", "\\u0061") + '";'),
     ],
-    ids=["json-tab", "json-by-content", "json-key", "percent-20", "js-unicode-letters"],
+    ids=["json-tab", "json-by-content", "json-key", "json-bare-string", "percent-20", "js-unicode-letters"],
 )
 def test_leaks_only_a_decoded_view_shows(tmp_path: Path, name: str, content: str) -> None:
     (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

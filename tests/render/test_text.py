@@ -88,6 +88,12 @@ def test_fit_returns_the_last_candidate_whole_when_none_fits() -> None:
     assert fit(("a" * 200, "b b " * 60), DESCRIPTION_MAX) == " ".join(("b b " * 60).split())
 
 
+def test_fit_passes_over_a_candidate_that_is_empty_or_only_whitespace_by_default() -> None:
+    assert fit(("", " \n\t ", "b"), DESCRIPTION_MAX) == "b"
+    assert fit(("x", "b"), DESCRIPTION_MAX) == "x"  # one character is not empty: the bound is 1, inclusive
+    assert fit(("", "  "), DESCRIPTION_MAX) == ""  # none fits: the last, for the built-site check to report
+
+
 def test_fit_collapses_whitespace() -> None:
     assert fit(("  two\n\twords  ",), DESCRIPTION_MAX) == "two words"
 

@@ -38,9 +38,10 @@ def approx_words(markdown: str) -> int:
     return max(10, round(words(markdown) / 10) * 10)
 
 
-def fit(candidates: tuple[str, ...], limit: int, least: int = 0) -> str:
-    """The first candidate whose length lies in ``least..limit``, whole; else the last one, whole, for the
-    built-site check to report (a title or description is never cut mid-word)."""
+def fit(candidates: tuple[str, ...], limit: int, least: int = 1) -> str:
+    """The first candidate whose length lies in ``least..limit``, whole (by default any that is not empty once
+    its whitespace is collapsed); else the last one, whole, for the built-site check to report (a title or
+    description is never cut mid-word)."""
     texts = [" ".join(c.split()) for c in candidates]
     return next((t for t in texts if least <= len(t) <= limit), texts[-1])
 
