@@ -192,7 +192,7 @@ def markdown(
     scores: Sequence[ModuleScore], stale: Sequence[str], tool: str, run: Mapping[str, Any] | None = None
 ) -> str:
     """The report as Markdown: a table of scores, then every surviving and equivalent mutant. ``run``: the last
-    full run's record (``run.json``), shown when there is one."""
+    whole run's record (``run.json``), shown when there is one."""
     total = sum(s.seconds for s in scores)
     lines = [
         "# Mutation report",
@@ -202,7 +202,7 @@ def markdown(
     ]
     if run:
         lines += [
-            f"Last run (not a retest): started {run['started']} on commit {run['commit'] or '(unknown)'}, "
+            f"Last whole run (every module): started {run['started']} on commit {run['commit'] or '(unknown)'}, "
             f"{len(run['modules'])} module(s), {run['jobs']} job(s) side by side, "
             f"{float(run['wall_seconds']):.0f} s wall (a resumed run: its own part only).",
             "",

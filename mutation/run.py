@@ -11,8 +11,8 @@ killed mutants stay killed as long as tests are only added. ``--resume`` keeps a
 stopped for time) and runs only its mutants without a result; it refuses a session whose module changed since
 the session was made (the mutants' positions would be wrong), and starts afresh where there is no session.
 ``--jobs N`` runs N modules side by side, each in its own copy of the tree (``mutation/parallel.py``), so the
-working tree is never mutated. A full run records its start, commit, jobs and wall time in ``run.json``, which
-the report shows.
+working tree is never mutated. A whole run (every module, not a retest) records its start, commit, jobs and wall time in
+``run.json``, which the report shows; a run of some modules (``--only``) leaves it as it was.
 Exit 0 when every mutant that ran was killed or is a listed equivalent, 1 otherwise, 2 on a usage error.
 """
 
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                 _record_seconds(args.out, m["name"], run_module(m, run, args.out, resume=args.resume))
         if args.worker:
             return 0  # the run that started the worker writes the report
-        if not unfinished:
+        if not unfinished and not args.only:  # the record of a whole run: `make mutation` of every module
             record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit)
             (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     scores = []

@@ -193,7 +193,9 @@ def test_jobs_takes_a_number_from_one_and_goes_with_a_full_run(args: list[str], 
     assert mutation_run.main([*args, "--out", str(tmp_path)]) == 2
 
 
-def test_a_full_run_with_jobs_records_the_commit_it_started_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whole_run_with_jobs_records_the_commit_it_started_on_and_a_part_run_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     heads = iter(["c0ffee1", "later"])  # a commit made while the run goes is not what it tested
     monkeypatch.setattr(mutation_run, "head_commit", lambda: next(heads))
     monkeypatch.setattr(mutation_run, "uncommitted", lambda paths: "")  # whatever the real tree holds now
@@ -207,11 +209,19 @@ def test_a_full_run_with_jobs_records_the_commit_it_started_on(tmp_path: Path, m
         return [parallel.Outcome(n, 0, 1.0) for n in names]
 
     monkeypatch.setattr(mutation_run, "run_all", run_all)
-    assert mutation_run.main(["--jobs", "2", "--resume", "--only", "pagepool-content", "--out", str(tmp_path)]) == 0
-    assert handed == [(["pagepool-content"], 2, ["--resume"])]
+    every = [m["name"] for m in mutation_run.load()["module"]]
+    assert mutation_run.main(["--jobs", "2", "--resume", "--out", str(tmp_path)]) == 0
+    assert handed == [(every, 2, ["--resume"])]
     record = json.loads((tmp_path / "run.json").read_text())
-    assert (record["commit"], record["jobs"], record["modules"]) == ("c0ffee1", 2, ["pagepool-content"])
-    assert "on commit c0ffee1, 1 module(s), 2 job(s) side by side" in (tmp_path / "report.md").read_text()
+    assert (record["commit"], record["jobs"], record["modules"]) == ("c0ffee1", 2, every)
+    shown = f"on commit c0ffee1, {len(every)} module(s), 2 job(s) side by side"
+    assert shown in (tmp_path / "report.md").read_text()
+    # a run of some modules is not a whole run: the whole run's record stays
+    heads = iter(["d00d002"])
+    assert mutation_run.main(["--jobs", "2", "--only", "pagepool-content", "--out", str(tmp_path)]) == 0
+    assert handed[-1] == (["pagepool-content"], 2, [])
+    assert json.loads((tmp_path / "run.json").read_text()) == record
+    assert shown in (tmp_path / "report.md").read_text()
 
 
 def test_a_worker_that_did_not_finish_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
