@@ -204,7 +204,7 @@ def markdown(
         lines += [
             f"Last whole run (every module): started {run['started']} on commit {run['commit'] or '(unknown)'}, "
             f"{len(run['modules'])} module(s), {run['jobs']} job(s) side by side, "
-            f"{float(run['wall_seconds']):.0f} s wall (a resumed run: its own part only).",
+            f"{float(run['wall_seconds']):.0f} s wall" + (" (resumed: this part only)." if run.get("resumed") else "."),
             "",
         ]
     lines += [

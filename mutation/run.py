@@ -239,7 +239,7 @@ def head_commit() -> str | None:
 
 
 def run_record(
-    modules: list[dict[str, Any]], jobs: int, started: float, wall: float, commit: str | None
+    modules: list[dict[str, Any]], jobs: int, started: float, wall: float, commit: str | None, resumed: bool = False
 ) -> dict[str, Any]:
     """What ``run.json`` keeps of a full run: when it started, on which commit, with how many jobs, how long."""
     return {
@@ -248,6 +248,7 @@ def run_record(
         "jobs": jobs,
         "modules": [m["name"] for m in modules],
         "wall_seconds": round(wall, 1),
+        "resumed": resumed,
     }
 
 
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.worker:
             return 0  # the run that started the worker writes the report
         if not unfinished and not args.only:  # the record of a whole run: `make mutation` of every module
-            record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit)
+            record = run_record(modules, args.jobs, started, time.monotonic() - wall, commit, args.resume)
             (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     scores = []
     for m in modules:

@@ -214,8 +214,10 @@ def test_a_whole_run_with_jobs_records_the_commit_it_started_on_and_a_part_run_k
     assert handed == [(every, 2, ["--resume"])]
     record = json.loads((tmp_path / "run.json").read_text())
     assert (record["commit"], record["jobs"], record["modules"]) == ("c0ffee1", 2, every)
+    assert record["resumed"] is True
     shown = f"on commit c0ffee1, {len(every)} module(s), 2 job(s) side by side"
     assert shown in (tmp_path / "report.md").read_text()
+    assert "s wall (resumed: this part only)." in (tmp_path / "report.md").read_text()
     # a run of some modules is not a whole run: the whole run's record stays
     heads = iter(["d00d002"])
     assert mutation_run.main(["--jobs", "2", "--only", "pagepool-content", "--out", str(tmp_path)]) == 0

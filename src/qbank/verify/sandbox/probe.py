@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+from subprocess import TimeoutExpired  # by name: cosmic-ray cannot mutate a dotted name in an except tuple
 
 from .bwrap import BWRAP
 
@@ -68,7 +69,7 @@ def _missing(bwrap: str) -> str | None:
                 timeout=30,
                 env={"PATH": "/usr/bin:/bin"},
             )
-        except (OSError, subprocess.TimeoutExpired) as exc:
+        except (OSError, TimeoutExpired) as exc:
             return f"bubblewrap could not start: {exc}"
     finally:
         os.close(rfd)
