@@ -25,6 +25,16 @@ from qbank.verify.runner import RunOptions, child_env, run_script
 
 from ..capabilities import require
 
+
+def repo_with(tmp_path: Path, name: str, text: str) -> tuple[Path, Path]:
+    """A repository folder holding one verification script, ``verify/<name>``: (the repository, the script)."""
+    root = tmp_path / "repo"
+    (root / "verify").mkdir(parents=True)
+    script = root / "verify" / name
+    script.write_text(text)
+    return root, script
+
+
 # --- _tail ----------------------------------------------------------------------------------------------------
 
 
@@ -342,10 +352,7 @@ print("child", pid, flush=True)
 
 
 def test_a_local_run_counts_its_stray_process_and_ends_it(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "stray.py"
-    script.write_text(STRAY)
+    root, script = repo_with(tmp_path, "stray.py", STRAY)
     before = time.perf_counter()
     raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
     took = time.perf_counter() - before
@@ -361,10 +368,7 @@ def test_a_local_run_counts_its_stray_process_and_ends_it(tmp_path: Path) -> Non
 
 
 def test_a_local_run_that_leaves_nothing_behind_has_no_stray(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "quiet.py"
-    script.write_text("print('done')\n")
+    root, script = repo_with(tmp_path, "quiet.py", "print('done')\n")
     raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
     assert (raw.returncode, raw.timed_out, raw.stray, raw.oom_kills, raw.pids_limited) == (0, False, 0, 0, 0), raw
     assert raw.status is not None
@@ -387,10 +391,7 @@ def test_a_reader_still_draining_when_the_script_ends_is_waited_for(
             time.sleep(0.5)  # the pipe is drained; the thread ends 0.5 s later
 
     monkeypatch.setattr(runner, "_Channel", SlowChannel)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "quiet.py"
-    script.write_text("print('done')\n")
+    root, script = repo_with(tmp_path, "quiet.py", "print('done')\n")
     raw = run_script(root, script, 30, RunOptions(trust_local=trust_local, static_check=False))
     assert (raw.returncode, raw.timed_out, raw.stray) == (0, False, 0), raw
     assert raw.status is not None, raw
@@ -409,10 +410,7 @@ def test_a_run_that_never_started_counts_no_oom_kill_and_no_refused_fork() -> No
 def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path, name: str, number: int) -> None:
     """bwrap exits 128 + N when its child dies of signal N; with no message from the launcher, that is -N."""
     require("bwrap")
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "killed.py"
-    script.write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\n")
+    root, script = repo_with(tmp_path, "killed.py", f"import os, signal\nos.kill(os.getpid(), signal.{name})\n")
     before = time.perf_counter()
     raw = run_script(root, script, 30, RunOptions(static_check=False))
     took = time.perf_counter() - before
@@ -423,10 +421,7 @@ def test_a_sandboxed_script_killed_by_a_signal_reports_the_signal(tmp_path: Path
 def test_a_sandboxed_script_that_exits_128_is_not_read_as_a_signal(tmp_path: Path) -> None:
     """128 itself is an exit status, not 128 + a signal: only a status above it is turned into -N."""
     require("bwrap")
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "exits.py"
-    script.write_text("import os\nos._exit(128)\n")
+    root, script = repo_with(tmp_path, "exits.py", "import os\nos._exit(128)\n")
     raw = run_script(root, script, 30, RunOptions(static_check=False))
     assert (raw.returncode, raw.status) == (128, None)
 
@@ -470,11 +465,9 @@ def test_only_a_real_gpu_run_sees_the_toolchain_and_the_gpu_devices(
     monkeypatch.setattr(view, "gpu_devices", lambda: ["/dev/nvidia0", "/dev/nvidiactl"])
     monkeypatch.setattr(bwrap, "argv", spy_argv)
     monkeypatch.setattr(runner, "_spawn", no_start)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    (root / "verify" / "s.py").write_text("x = 1\n")
+    root, script = repo_with(tmp_path, "s.py", "x = 1\n")
     with pytest.raises(Stop):
-        run_script(root, root / "verify" / "s.py", 30, options)
+        run_script(root, script, 30, options)
     devices = ("/dev/nvidia0", "/dev/nvidiactl") if gpu else ()
     assert seen == {"toolchain": gpu, "devices": devices}
 
@@ -497,11 +490,9 @@ def test_the_result_channel_holds_eight_outputs_and_16_mib(
     monkeypatch.setattr(runner, "_Channel", Channel)
     monkeypatch.setattr(limits, "create", lambda mem: None)
     monkeypatch.setattr(runner, "_spawn", no_start)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    (root / "verify" / "s.py").write_text("x = 1\n")
+    root, script = repo_with(tmp_path, "s.py", "x = 1\n")
     with pytest.raises(Stop):
-        run_script(root, root / "verify" / "s.py", 30, RunOptions(output_cap=1000, trust_local=trust_local))
+        run_script(root, script, 30, RunOptions(output_cap=1000, trust_local=trust_local))
     assert caps == [8 * 1000 + 16 * 1024 * 1024]
 
 
@@ -526,11 +517,9 @@ def test_the_process_limit_is_set_only_for_a_run_under_its_own_user(
     monkeypatch.setattr(limits, "create", lambda mem: None)
     monkeypatch.setattr(bwrap, "argv", spy_argv)
     monkeypatch.setattr(runner, "_spawn", no_start)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    (root / "verify" / "s.py").write_text("x = 1\n")
+    root, script = repo_with(tmp_path, "s.py", "x = 1\n")
     with pytest.raises(Stop):
-        run_script(root, root / "verify" / "s.py", 30, RunOptions())
+        run_script(root, script, 30, RunOptions())
     assert [c["nproc"] for c in configs] == [nproc]
 
 
@@ -547,10 +536,7 @@ def test_a_run_folder_the_runner_cannot_remove_is_not_the_scripts_failure(
         rmtree(path, ignore_errors=True)
 
     monkeypatch.setattr(shutil, "rmtree", refusing_rmtree)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "quiet.py"
-    script.write_text("print('done')\n")
+    root, script = repo_with(tmp_path, "quiet.py", "print('done')\n")
     raw = run_script(root, script, 30, RunOptions(trust_local=True, static_check=False))
     assert raw.returncode == 0
     assert len(removed) == 1 and Path(removed[0]).name.startswith("qbank-verify-")
@@ -582,11 +568,9 @@ def test_a_cgroup_is_made_and_named_to_the_launcher_only_as_root(
     monkeypatch.setattr(limits, "create", create)
     monkeypatch.setattr(bwrap, "argv", spy_argv)
     monkeypatch.setattr(runner, "_spawn", no_start)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    (root / "verify" / "s.py").write_text("x = 1\n")
+    root, script = repo_with(tmp_path, "s.py", "x = 1\n")
     with pytest.raises(Stop):
-        run_script(root, root / "verify" / "s.py", 30, RunOptions(mem_bytes=123))
+        run_script(root, script, 30, RunOptions(mem_bytes=123))
     assert made == ([123] if as_root else [])
     assert [c["cgroup"] for c in configs] == [as_root]
 
@@ -610,12 +594,10 @@ def test_a_run_whose_start_fails_leaves_no_descriptor_and_no_cgroup(
     monkeypatch.setattr(limits, "create", create)
     monkeypatch.setattr(limits.Cgroup, "remove", lambda self: removed.append(self))
     monkeypatch.setattr(runner, "_spawn", no_start)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    (root / "verify" / "s.py").write_text("x = 1\n")
+    root, script = repo_with(tmp_path, "s.py", "x = 1\n")
     before = sorted(os.listdir("/proc/self/fd"))
     with pytest.raises(Stop):
-        run_script(root, root / "verify" / "s.py", 30, RunOptions(trust_local=trust_local, static_check=False))
+        run_script(root, script, 30, RunOptions(trust_local=trust_local, static_check=False))
     assert sorted(os.listdir("/proc/self/fd")) == before
     assert removed == made == ([] if trust_local else [limits.Cgroup(dirs=[tmp_path / "cgroup"])])
 
@@ -624,10 +606,7 @@ def test_a_run_whose_start_fails_leaves_no_descriptor_and_no_cgroup(
 def test_a_run_leaves_no_descriptor_open(tmp_path: Path, trust_local: bool) -> None:
     if not trust_local:
         require("bwrap")
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "quiet.py"
-    script.write_text("print('done')\n")
+    root, script = repo_with(tmp_path, "quiet.py", "print('done')\n")
     before = sorted(os.listdir("/proc/self/fd"))
     raw = run_script(root, script, 30, RunOptions(trust_local=trust_local, static_check=False))
     assert raw.returncode == 0
@@ -640,10 +619,7 @@ def test_a_sandboxed_run_without_a_cgroup_counts_no_oom_kill(tmp_path: Path, mon
     from qbank.verify.sandbox import limits
 
     monkeypatch.setattr(limits, "create", lambda mem: None)
-    root = tmp_path / "repo"
-    (root / "verify").mkdir(parents=True)
-    script = root / "verify" / "killed.py"
-    script.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    root, script = repo_with(tmp_path, "killed.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     raw = run_script(root, script, 30, RunOptions(static_check=False))
     assert (raw.returncode, raw.oom_kills, raw.pids_limited) == (-9, 0, 0)
 
