@@ -17,7 +17,6 @@ stopped run (Ctrl-C, SIGTERM, SIGHUP) ends every process that carries its copy's
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -30,6 +29,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+
+from mutation.report import recorded_seconds
 
 LINKED = (".venv", ".vendor", "node_modules")
 MARK = "QBANK_MUTATION_TREE"
@@ -73,10 +74,8 @@ def order(names: Sequence[str], out: Path) -> list[str]:
     """Longest first by the seconds each module's last session recorded; a module never run goes first."""
 
     def seconds(name: str) -> float:
-        recorded = out / f"{name}.seconds.json"
-        if not recorded.exists():
-            return float("inf")
-        return float(json.loads(recorded.read_text())["seconds"])
+        took = recorded_seconds(out, name)
+        return float("inf") if took is None else took
 
     return sorted(names, key=lambda n: (-seconds(n), list(names).index(n)))
 

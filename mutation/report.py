@@ -57,6 +57,13 @@ class ModuleScore:
 TIMEOUT = "timeout"  # cosmic-ray's output for a mutant whose tests ran past the timeout (testing.run_tests)
 
 
+def recorded_seconds(out: Path, name: str) -> float | None:
+    """The seconds a module's session took (``NAME.seconds.json`` in ``out``, its finished runs added up); None
+    when none is recorded."""
+    recorded = out / f"{name}.seconds.json"
+    return float(json.loads(recorded.read_text())["seconds"]) if recorded.exists() else None
+
+
 def classify(worker_outcome: str | None, test_outcome: str | None) -> str:
     """One mutant's outcome from cosmic-ray's two fields (stored as the enum names: ``NORMAL``, ``KILLED``)."""
     worker_outcome = (worker_outcome or "").lower() or None

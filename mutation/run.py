@@ -39,6 +39,7 @@ from mutation.report import (
     in_spans,
     markdown,
     read_session,
+    recorded_seconds,
     stale_equivalents,
 )
 
@@ -198,9 +199,8 @@ def retest_module(module: dict[str, Any], out: Path, equivalents: list[dict[str,
 def _record_seconds(out: Path, name: str, took: float) -> None:
     """Add a run's seconds to the module's: a resumed run adds its time to that of the session's runs that finished
     (a stopped one records none)."""
-    seconds = out / f"{name}.seconds.json"
-    earlier = float(json.loads(seconds.read_text())["seconds"]) if seconds.exists() else 0.0
-    seconds.write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
+    earlier = recorded_seconds(out, name) or 0.0
+    (out / f"{name}.seconds.json").write_text(json.dumps({"seconds": round(earlier + took, 1)}) + "\n")
 
 
 def uncommitted(paths: list[str]) -> str:
@@ -221,10 +221,10 @@ def _run_side_by_side(modules: list[dict[str, Any]], args: argparse.Namespace) -
     except WorkerSetupError as exc:
         print(f"mutation: {exc}", file=sys.stderr)
         return False
-    ran = {o.name for o in outcomes if o.returncode == 0}
+    ended = {o.name: o.returncode for o in outcomes}
     failed = [f"{o.name} (exit {o.returncode})" for o in outcomes if o.returncode]
-    failed += [f"{n} (no session)" for n in names if n in ran and not (args.out / f"{n}.sqlite").exists()]
-    failed += [f"{n} (never started)" for n in names if n not in {o.name for o in outcomes}]
+    failed += [f"{n} (no session)" for n in names if ended.get(n) == 0 and not (args.out / f"{n}.sqlite").exists()]
+    failed += [f"{n} (never started)" for n in names if n not in ended]
     if failed:
         print(f"mutation: did not finish: {', '.join(failed)}; see the logs in {args.out}", file=sys.stderr)
     return not failed
@@ -241,7 +241,7 @@ def head_commit() -> str | None:
 def run_record(
     modules: list[dict[str, Any]], jobs: int, started: float, wall: float, commit: str | None, resumed: bool = False
 ) -> dict[str, Any]:
-    """What ``run.json`` keeps of a full run: when it started, on which commit, with how many jobs, how long."""
+    """What ``run.json`` keeps of a whole run: when it started, on which commit, with how many jobs, how long."""
     return {
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
         "commit": commit,
@@ -323,15 +323,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         lines = (ROOT / m["path"]).read_text().splitlines()
         mutants = read_session(session, m["path"], lines, equivalents, run.get("skip", []))
-        took = args.out / f"{m['name']}.seconds.json"
-        seconds = float(json.loads(took.read_text())["seconds"]) if took.exists() else 0.0
-        scores.append(ModuleScore(m["name"], m["path"], seconds, mutants))
+        scores.append(ModuleScore(m["name"], m["path"], recorded_seconds(args.out, m["name"]) or 0.0, mutants))
     stale = stale_equivalents(scores, equivalents)
     recorded = args.out / "run.json"
     last = json.loads(recorded.read_text()) if recorded.exists() else None
-    (args.out / "report.md").write_text(markdown(scores, stale, TOOL, last))
+    text = markdown(scores, stale, TOOL, last)
+    (args.out / "report.md").write_text(text)
     (args.out / "report.json").write_text(as_json(scores, stale))
-    print(markdown(scores, stale, TOOL, last).split("\n## ")[0])
+    print(text.split("\n## ")[0])
     print(f"mutation: report in {args.out / 'report.md'}", file=sys.stderr)
     if unfinished:
         return 2
